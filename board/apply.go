@@ -1,0 +1,383 @@
+package board
+
+import (
+	"math"
+	"reflect"
+	"slices"
+
+	"rankd"
+	"rankd/score"
+)
+
+// Apply applies one event and returns what it changed in each view. An event the board cannot use (an unknown
+// team, problem, judgement type or submission) returns an error with code EUNPROCESSABLE and changes nothing;
+// a malformed one EINVALID. Applying the same event twice changes nothing the second time.
+func (b *Board) Apply(ev *rankd.Event) (*Change, error) {
+	b.begin()
+	var err error
+	switch ev.Type {
+	case rankd.EventContest:
+		err = b.applyContest(ev)
+	case rankd.EventJudgementType:
+		err = b.applyJudgementType(ev)
+	case rankd.EventProblem:
+		err = b.applyProblem(ev)
+	case rankd.EventGroup:
+		err = b.applyGroup(ev)
+	case rankd.EventOrganization:
+		err = b.applyOrganization(ev)
+	case rankd.EventTeam:
+		err = b.applyTeam(ev)
+	case rankd.EventSubmission:
+		err = b.applySubmission(ev)
+	case rankd.EventJudgement:
+		err = b.applyJudgement(ev)
+	case rankd.EventState:
+		err = b.applyState(ev)
+	case rankd.EventBan:
+		err = b.applyBan(ev)
+	case rankd.EventAward:
+		// Awards are computed from the board, never taken from the log.
+	default:
+		err = rankd.Errorf(rankd.EINVALID, "unknown event type %d", ev.Type)
+	}
+	if err != nil {
+		b.discard()
+		return &b.change, err
+	}
+	b.stats.Events++
+	b.commit()
+	return &b.change, nil
+}
+
+func (b *Board) needContest(what string) error {
+	if !b.hasRules {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "%s before the contest is defined", what)
+	}
+	return nil
+}
+
+func (b *Board) applyContest(ev *rankd.Event) error {
+	if ev.Delete || ev.Contest == nil {
+		return rankd.Errorf(rankd.EINVALID, "contest: cannot delete the contest")
+	}
+	c := *ev.Contest
+	c.FirstBlood = slices.Clone(c.FirstBlood)
+	if c.PenaltyTime == 0 && c.Rules == rankd.ICPC {
+		c.PenaltyTime = rankd.DefaultPenaltyTime
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if b.hasRules && c.ID != b.contest.ID {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %s: this board holds contest %s", c.ID, b.contest.ID)
+	}
+	old := b.contest
+	b.contest, b.hasRules = c, true
+	b.dur = ms(c.Duration)
+	b.penalty = int64(c.PenaltyTime / 60e9)
+	if old.Rules != c.Rules || old.Duration != c.Duration || old.FreezeDuration != c.FreezeDuration ||
+		old.PenaltyTime != c.PenaltyTime || old.OIMode != c.OIMode || old.HideUntilEnd != c.HideUntilEnd ||
+		old.TieByTime != c.TieByTime || !slices.Equal(old.FirstBlood, c.FirstBlood) {
+		b.rebuild()
+	}
+	return nil
+}
+
+func (b *Board) applyJudgementType(ev *rankd.Event) error {
+	if ev.Delete {
+		// A type still used by a judgement keeps scoring as it did; an unused one simply stops being known.
+		return nil
+	}
+	jt := *ev.JudgementType
+	if jt.ID == "" {
+		return rankd.Errorf(rankd.EINVALID, "judgement type: id is required")
+	}
+	class := score.Classify(jt.Solved, jt.Penalty)
+	if i, ok := b.jtypeIdx[jt.ID]; ok {
+		changed := b.jtypes[i].class != class
+		b.jtypes[i] = jtype{info: jt, class: class}
+		if changed {
+			b.rebuild()
+		}
+		return nil
+	}
+	if len(b.jtypes) > maxJudgementTypes {
+		return rankd.Errorf(rankd.ETOOLARGE, "judgement type %s: more than %d judgement types", jt.ID, maxJudgementTypes)
+	}
+	b.jtypeIdx[jt.ID] = uint8(len(b.jtypes))
+	b.jtypes = append(b.jtypes, jtype{info: jt, class: class})
+	return nil
+}
+
+func (b *Board) applyProblem(ev *rankd.Event) error {
+	if ev.Delete {
+		p, ok := b.probIdx[ev.ID]
+		if !ok || b.problems[p].deleted {
+			return nil
+		}
+		b.problems[p].deleted = true
+		b.sortProblems()
+		b.rebuild()
+		return nil
+	}
+	pr := *ev.Problem
+	pr.Subtasks = slices.Clone(pr.Subtasks)
+	if pr.ID == "" {
+		return rankd.Errorf(rankd.EINVALID, "problem: id is required")
+	}
+	if pr.Value < 0 || pr.Minimum < 0 || pr.Decay < 0 {
+		return rankd.Errorf(rankd.EINVALID, "problem %s: value, minimum and decay must not be negative", pr.ID)
+	}
+	if p, ok := b.probIdx[pr.ID]; ok {
+		old := b.problems[p]
+		if !old.deleted && equalProblem(&old.info, &pr) {
+			return nil
+		}
+		b.problems[p] = problem{info: pr}
+		b.sortProblems()
+		if old.deleted || old.info.Value != pr.Value || old.info.Minimum != pr.Minimum ||
+			old.info.Decay != pr.Decay || old.info.Function != pr.Function || !slices.Equal(old.info.Subtasks, pr.Subtasks) {
+			b.rebuild()
+		} else {
+			b.touchAll()
+		}
+		return nil
+	}
+	if len(b.problems) >= math.MaxUint16 {
+		return rankd.Errorf(rankd.ETOOLARGE, "problem %s: too many problems", pr.ID)
+	}
+	b.probIdx[pr.ID] = len(b.problems)
+	b.problems = append(b.problems, problem{info: pr})
+	b.sortProblems()
+	b.relayout(len(b.problems) - 1)
+	return nil
+}
+
+// equalProblem and equalTeam tell a re-sent object (feeds repeat them) from a change.
+func equalProblem(x, y *rankd.Problem) bool {
+	a, c := *x, *y
+	a.Subtasks, c.Subtasks = nil, nil
+	return reflect.DeepEqual(a, c) && slices.Equal(x.Subtasks, y.Subtasks)
+}
+
+func equalTeam(x, y *rankd.Team) bool {
+	a, c := *x, *y
+	a.GroupIDs, c.GroupIDs = nil, nil
+	return reflect.DeepEqual(a, c) && slices.Equal(x.GroupIDs, y.GroupIDs)
+}
+
+func (b *Board) sortProblems() {
+	b.order = b.order[:0]
+	for i := range b.problems {
+		if !b.problems[i].deleted {
+			b.order = append(b.order, i)
+		}
+	}
+	slices.SortStableFunc(b.order, func(x, y int) int {
+		px, py := &b.problems[x].info, &b.problems[y].info
+		if px.Ordinal != py.Ordinal {
+			return px.Ordinal - py.Ordinal
+		}
+		if px.Label != py.Label {
+			if px.Label < py.Label {
+				return -1
+			}
+			return 1
+		}
+		return x - y
+	})
+}
+
+// relayout makes room for a new problem column (at index added) in the team-major cell array.
+func (b *Board) relayout(added int) {
+	np := len(b.problems)
+	cells := make([]cell, len(b.teams)*np)
+	for t := range b.teams {
+		copy(cells[t*np:t*np+np-1], b.cells[t*(np-1):t*(np-1)+np-1])
+		for v := range b.views {
+			cells[t*np+added].res[v] = score.Result{FirstPending: score.Never}
+		}
+	}
+	b.cells = cells
+	for v := range b.views {
+		b.views[v].fts = append(b.views[v].fts, ftsState{min: score.Never})
+		b.views[v].solvers = append(b.views[v].solvers, nil)
+	}
+	b.touchAll()
+}
+
+func (b *Board) applyGroup(ev *rankd.Event) error {
+	id := ev.ID
+	if !ev.Delete {
+		id = ev.Group.ID
+		if id == "" {
+			return rankd.Errorf(rankd.EINVALID, "group: id is required")
+		}
+	}
+	g := b.group(id)
+	if ev.Delete {
+		b.groups[g] = group{info: rankd.Group{ID: id}}
+		return nil
+	}
+	b.groups[g] = group{info: *ev.Group, defined: true}
+	return nil
+}
+
+// group returns the index of the group with the id, adding it when unknown: teams may name a group before
+// it is defined.
+func (b *Board) group(id string) int {
+	if g, ok := b.groupIdx[id]; ok {
+		return g
+	}
+	g := len(b.groups)
+	b.groupIdx[id] = g
+	b.groups = append(b.groups, group{info: rankd.Group{ID: id}})
+	for v := range b.views {
+		b.views[v].byGroup = append(b.views[v].byGroup, nil)
+	}
+	return g
+}
+
+func (b *Board) applyOrganization(ev *rankd.Event) error {
+	if ev.Delete {
+		delete(b.orgs, ev.ID)
+		return nil
+	}
+	if ev.Organization.ID == "" {
+		return rankd.Errorf(rankd.EINVALID, "organization: id is required")
+	}
+	b.orgs[ev.Organization.ID] = *ev.Organization
+	return nil
+}
+
+func (b *Board) applyTeam(ev *rankd.Event) error {
+	if ev.Delete {
+		t, ok := b.teamIdx[ev.ID]
+		if !ok || !b.teams[t].defined {
+			return nil
+		}
+		b.setTeam(t, b.teams[t].info, false, b.teams[t].banned)
+		return nil
+	}
+	info := *ev.Team
+	info.GroupIDs = slices.Clone(info.GroupIDs)
+	if info.ID == "" {
+		return rankd.Errorf(rankd.EINVALID, "team: id is required")
+	}
+	t, ok := b.teamIdx[info.ID]
+	if !ok {
+		t = b.addTeam(info.ID)
+	}
+	b.setTeam(t, info, true, b.teams[t].banned)
+	return nil
+}
+
+func (b *Board) addTeam(id string) int32 {
+	t := int32(len(b.teams))
+	b.teamIdx[id] = t
+	b.teams = append(b.teams, team{info: rankd.Team{ID: id}})
+	b.ownSeq = append(b.ownSeq, 0)
+	np := len(b.problems)
+	for range np {
+		b.cells = append(b.cells, cell{res: [2]score.Result{{FirstPending: score.Never}, {FirstPending: score.Never}}})
+	}
+	for v := range b.views {
+		b.teams[t].rows[v] = b.emptyRow()
+	}
+	return t
+}
+
+func (b *Board) emptyRow() rowAgg {
+	r := rowAgg{}
+	r.key = b.key(&r)
+	return r
+}
+
+func (b *Board) applyBan(ev *rankd.Event) error {
+	id := ev.ID
+	banned := !ev.Delete
+	if ev.Ban != nil {
+		if ev.Ban.TeamID != "" {
+			id = ev.Ban.TeamID
+		}
+		banned = ev.Ban.Banned && !ev.Delete
+	}
+	t, ok := b.teamIdx[id]
+	if !ok || !b.teams[t].defined {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "ban: unknown team %q", id)
+	}
+	tm := &b.teams[t]
+	b.setTeam(t, tm.info, true, banned)
+	return nil
+}
+
+// setTeam changes a team's definition, visibility or ban, moving it on or off every board at once.
+func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
+	tm := &b.teams[t]
+	if tm.defined == defined && tm.banned == banned && equalTeam(&tm.info, &info) {
+		return
+	}
+	wasRanked := b.ranked(t)
+	oldGroups := tm.groups
+	reorder := tm.info.Name != info.Name
+	if wasRanked {
+		// Off every index first: a new name changes the tie order the indexes were built with, and the
+		// groups may change.
+		b.markAll(t)
+		for v := range b.views {
+			b.unindexView(v, t, oldGroups)
+		}
+	}
+	tm.info, tm.defined, tm.banned = info, defined, banned
+	tm.groups = tm.groups[:0:0]
+	for _, gid := range info.GroupIDs {
+		tm.groups = append(tm.groups, b.group(gid))
+	}
+	nowRanked := b.ranked(t)
+	b.markAll(t) // commit puts the row back where it now belongs
+	if wasRanked != nowRanked || (nowRanked && reorder) {
+		// Who counts for first to solve and for CTF solver counts changed.
+		b.recountTeamProblems(t)
+	}
+}
+
+func (b *Board) markAll(t int32) {
+	for v := range b.views {
+		b.mark(v, t)
+	}
+}
+
+func (b *Board) applyState(ev *rankd.Event) error {
+	if ev.Delete || ev.State == nil {
+		b.state = rankd.State{}
+	} else {
+		b.state = *ev.State
+	}
+	b.updateWindows()
+	return nil
+}
+
+// hideFrom returns the time from which the public view hides verdicts.
+func (b *Board) publicHideFrom() int64 {
+	switch {
+	case b.state.Revealed():
+		return score.Never
+	case b.contest.HideUntilEnd && (b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI):
+		if b.state.Ended != nil {
+			return score.Never
+		}
+		return math.MinInt64
+	}
+	return ms(b.contest.FreezeTime())
+}
+
+// updateWindows recomputes the public view when what it hides changed (a thaw, the end of a hidden contest).
+func (b *Board) updateWindows() {
+	h := b.publicHideFrom()
+	if b.views[public].hideFrom == h {
+		return
+	}
+	b.views[public].hideFrom = h
+	b.recomputeView(public)
+}

@@ -1,0 +1,302 @@
+// Package board holds the live state of one contest: it applies the contest's events one by one,
+// incrementally (one judgement recomputes one cell, one row and moves that row in an order-statistic index),
+// keeps the public and the jury view at once, numbers every change of each view with that view's own
+// sequence, and reports what changed as a diff per view. It also checkpoints to bytes and restores.
+//
+// A Board is not safe for concurrent use; its owner serializes calls.
+package board
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"rankd"
+	"rankd/rankindex"
+	"rankd/score"
+)
+
+// The two views a board maintains; a team view is derived from them.
+const (
+	public = int(rankd.ViewPublic)
+	jury   = int(rankd.ViewJury)
+)
+
+// maxJudgementTypes bounds the judgement types of a contest, stored in one byte per submission.
+const maxJudgementTypes = 255
+
+// Board is the live state of one contest.
+type Board struct {
+	contest  rankd.Contest
+	hasRules bool // a contest event has been applied
+	state    rankd.State
+	dur      int64 // contest length, ms
+	penalty  int64 // minutes per rejected submission
+
+	jtypes   []jtype // index 0 is "no verdict"
+	jtypeIdx map[string]uint8
+
+	problems []problem
+	probIdx  map[string]int
+	order    []int // problem indexes in display order
+
+	teams   []team
+	teamIdx map[string]int32
+
+	groups   []group
+	groupIdx map[string]int
+
+	orgs map[string]rankd.Organization
+
+	subs     []subRec
+	subNum   map[uint64]uint32
+	subStr   map[string]uint32
+	subtasks map[uint32][]float64 // IOI subtask scores by submission index
+
+	cells []cell // team-major: cells[team*len(problems)+problem]
+
+	views  [2]view
+	ownSeq []uint64 // per team: changes of its own row that the public view did not see
+
+	stats Stats
+
+	// scratch, reused so that applying an event does not allocate
+	subBuf   []score.Sub
+	best     []float64
+	change   Change
+	teamRows []RowChange
+	epoch    uint32
+}
+
+type jtype struct {
+	info  rankd.JudgementType
+	class score.Verdict
+}
+
+type problem struct {
+	info    rankd.Problem
+	deleted bool
+}
+
+type group struct {
+	info    rankd.Group
+	defined bool
+}
+
+type team struct {
+	info    rankd.Team
+	defined bool
+	banned  bool
+	groups  []int
+	rows    [2]rowAgg
+	dirty   [2]uint32 // epoch in which the row was marked changed, per view
+	oldRank [2]int32  // rank when marked
+	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
+	ownDirty uint32
+}
+
+// rowAgg is a row's totals in one view.
+type rowAgg struct {
+	solved  int32
+	penalty int64
+	score   float64
+	time    int64 // ms
+	key     score.Key
+}
+
+type cell struct {
+	subs []uint32 // submission indexes, sorted by (time, id)
+	res  [2]score.Result
+}
+
+// Submission flags.
+const (
+	subDeleted = 1 << iota
+	subJudged
+)
+
+// subRec is a submission as the board keeps it: 48 bytes, so a million submissions stay well under 100 MB.
+type subRec struct {
+	id      uint64 // idKey of the submission id
+	time    int64  // contest time, ms
+	jStart  int64  // start of the counting judgement, ms
+	jID     uint64 // idKey of the counting judgement, when subJudged
+	score   float64
+	team    int32
+	problem uint16
+	jtype   uint8 // index into jtypes; 0 when unjudged
+	flags   uint8
+}
+
+type view struct {
+	hideFrom int64
+	seq      uint64
+	all      *rankindex.Index
+	byGroup  []*rankindex.Index // by group index; nil until a ranked team is in the group
+	fts      []ftsState         // by problem
+	solvers  [][]int32          // CTF: by problem, ranked solvers in solve order
+	dirty    []int32            // teams whose row changed in the event being applied
+	rowBuf   []RowChange
+}
+
+// ftsState tracks first to solve of one problem in one view, over ranked teams.
+type ftsState struct {
+	min      int64 // earliest solve time, score.Never if none
+	atMin    int32 // cells solved at min
+	blockers int32 // cells with a pending submission before min
+}
+
+func (f *ftsState) awarded() bool { return f.min != score.Never && f.blockers == 0 }
+
+// Stats counts what a board has applied and what it skipped.
+type Stats struct {
+	Events      int // events applied without error
+	Submissions int // submissions held
+	Judgements  int // judgements that changed a submission's verdict
+	// Outside counts submissions held but outside the contest time, which never count.
+	Outside int
+	// Stale counts judgements older than the one already counting for their submission, and duplicates.
+	Stale int
+	// Pending counts judgements without a verdict, which change nothing.
+	NoVerdict int
+}
+
+// Change is what one event changed: a diff per view it changed. It is only valid until the next call to Apply.
+type Change struct {
+	Diffs []Diff
+}
+
+// Diff lists the rows of one view that changed, with the view's new sequence number. Rows not listed keep
+// their content; their ranks follow from the listed moves.
+type Diff struct {
+	View    rankd.View
+	Seq     uint64
+	BaseSeq uint64
+	Rows    []RowChange
+}
+
+// RowChange is one row that changed: its rank before and after (0 when not ranked).
+type RowChange struct {
+	TeamID  string
+	OldRank int
+	NewRank int
+}
+
+// New returns an empty board. Apply a contest event before anything else.
+func New() *Board {
+	b := &Board{
+		jtypes:   []jtype{{}},
+		jtypeIdx: map[string]uint8{},
+		probIdx:  map[string]int{},
+		teamIdx:  map[string]int32{},
+		groupIdx: map[string]int{},
+		orgs:     map[string]rankd.Organization{},
+		subNum:   map[uint64]uint32{},
+		subStr:   map[string]uint32{},
+		subtasks: map[uint32][]float64{},
+	}
+	for v := range b.views {
+		b.views[v].all = rankindex.New(b.tie)
+		b.views[v].hideFrom = score.Never
+	}
+	return b
+}
+
+// tie orders teams with equal keys by name, then id.
+func (b *Board) tie(x, y int32) int {
+	tx, ty := &b.teams[x].info, &b.teams[y].info
+	if c := strings.Compare(tx.Name, ty.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(tx.ID, ty.ID)
+}
+
+// Contest returns the contest's configuration.
+func (b *Board) Contest() rankd.Contest { return b.contest }
+
+// State returns the contest's lifecycle state.
+func (b *Board) State() rankd.State { return b.state }
+
+// Stats returns the counts of what the board applied and skipped.
+func (b *Board) Stats() Stats { return b.stats }
+
+// Seq returns the sequence number of a view.
+func (b *Board) Seq(v rankd.View) uint64 {
+	if v.Kind == rankd.ViewTeam {
+		if t, ok := b.teamIdx[v.TeamID]; ok {
+			return b.views[public].seq + b.ownSeq[t]
+		}
+		return b.views[public].seq
+	}
+	return b.views[viewIndex(v.Kind)].seq
+}
+
+func viewIndex(k rankd.ViewKind) int {
+	if k == rankd.ViewJury {
+		return jury
+	}
+	return public
+}
+
+// Problems returns the problems in display order.
+func (b *Board) Problems() []rankd.Problem {
+	ps := make([]rankd.Problem, 0, len(b.order))
+	for _, p := range b.order {
+		ps = append(ps, b.problems[p].info)
+	}
+	return ps
+}
+
+// Teams returns the defined teams, hidden ones included, in the order they were first defined.
+func (b *Board) Teams() []rankd.Team {
+	ts := make([]rankd.Team, 0, len(b.teams))
+	for i := range b.teams {
+		if b.teams[i].defined {
+			ts = append(ts, b.teams[i].info)
+		}
+	}
+	return ts
+}
+
+// Team returns a team by id, and whether it is banned.
+func (b *Board) Team(id string) (t rankd.Team, banned, ok bool) {
+	i, ok := b.teamIdx[id]
+	if !ok || !b.teams[i].defined {
+		return rankd.Team{}, false, false
+	}
+	return b.teams[i].info, b.teams[i].banned, true
+}
+
+// Groups returns the defined groups in id order.
+func (b *Board) Groups() []rankd.Group {
+	var gs []rankd.Group
+	for _, g := range b.groups {
+		if g.defined {
+			gs = append(gs, g.info)
+		}
+	}
+	slices.SortFunc(gs, func(x, y rankd.Group) int { return strings.Compare(x.ID, y.ID) })
+	return gs
+}
+
+// Organization returns an organization by id.
+func (b *Board) Organization(id string) (rankd.Organization, bool) {
+	o, ok := b.orgs[id]
+	return o, ok
+}
+
+// JudgementTypes returns the judgement types in the order they were defined.
+func (b *Board) JudgementTypes() []rankd.JudgementType {
+	ts := make([]rankd.JudgementType, 0, len(b.jtypes)-1)
+	for _, t := range b.jtypes[1:] {
+		ts = append(ts, t.info)
+	}
+	return ts
+}
+
+func (b *Board) ranked(t int32) bool {
+	tm := &b.teams[t]
+	return tm.defined && !tm.info.Hidden && !tm.banned
+}
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }

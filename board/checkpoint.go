@@ -1,0 +1,164 @@
+package board
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+
+	"rankd"
+)
+
+// checkpointVersion is bumped whenever the checkpoint layout changes; Restore refuses other versions.
+const checkpointVersion = 1
+
+// snapshot is what a checkpoint holds: every object and submission, with each submission's counting
+// judgement, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it.
+type snapshot struct {
+	Version  int
+	Contest  rankd.Contest
+	HasRules bool
+	State    rankd.State
+	JTypes   []rankd.JudgementType
+	Problems []rankd.Problem
+	Deleted  []bool // by problem
+	Groups   []rankd.Group
+	GroupDef []bool
+	Orgs     []rankd.Organization
+	Teams    []rankd.Team
+	TeamDef  []bool
+	Banned   []bool
+
+	// Submissions as columns, so that gob packs them.
+	SubID     []uint64
+	SubStrID  map[uint32]string
+	SubTime   []int64
+	SubTeam   []int32
+	SubProb   []uint16
+	SubJType  []uint8
+	SubFlags  []uint8
+	SubJStart []int64
+	SubJID    []uint64
+	SubScore  []float64
+	Subtasks  map[uint32][]float64
+
+	Seq    [2]uint64
+	OwnSeq []uint64
+	Stats  Stats
+}
+
+// Checkpoint returns the board's state as bytes that Restore turns back into an equal board.
+func (b *Board) Checkpoint() ([]byte, error) {
+	s := snapshot{
+		Version: checkpointVersion, Contest: b.contest, HasRules: b.hasRules, State: b.state,
+		SubStrID: make(map[uint32]string, len(b.subStr)), Subtasks: b.subtasks,
+		Seq: [2]uint64{b.views[0].seq, b.views[1].seq}, OwnSeq: b.ownSeq, Stats: b.stats,
+	}
+	for _, jt := range b.jtypes[1:] {
+		s.JTypes = append(s.JTypes, jt.info)
+	}
+	for _, p := range b.problems {
+		s.Problems = append(s.Problems, p.info)
+		s.Deleted = append(s.Deleted, p.deleted)
+	}
+	for _, g := range b.groups {
+		s.Groups = append(s.Groups, g.info)
+		s.GroupDef = append(s.GroupDef, g.defined)
+	}
+	for _, o := range b.orgs {
+		s.Orgs = append(s.Orgs, o)
+	}
+	for _, t := range b.teams {
+		s.Teams = append(s.Teams, t.info)
+		s.TeamDef = append(s.TeamDef, t.defined)
+		s.Banned = append(s.Banned, t.banned)
+	}
+	for id, i := range b.subStr {
+		s.SubStrID[i] = id
+	}
+	n := len(b.subs)
+	s.SubID, s.SubTime, s.SubTeam, s.SubProb = make([]uint64, n), make([]int64, n), make([]int32, n), make([]uint16, n)
+	s.SubJType, s.SubFlags, s.SubJStart, s.SubJID, s.SubScore = make([]uint8, n), make([]uint8, n), make([]int64, n), make([]uint64, n), make([]float64, n)
+	for i := range b.subs {
+		r := &b.subs[i]
+		s.SubID[i], s.SubTime[i], s.SubTeam[i], s.SubProb[i] = r.id, r.time, r.team, r.problem
+		s.SubJType[i], s.SubFlags[i], s.SubJStart[i], s.SubJID[i], s.SubScore[i] = r.jtype, r.flags, r.jStart, r.jID, r.score
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Restore returns the board a checkpoint was taken of, sequence numbers included.
+func Restore(data []byte) (*Board, error) {
+	var s snapshot
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return nil, rankd.Errorf(rankd.EINVALID, "restore: unreadable checkpoint: %w", err)
+	}
+	if s.Version != checkpointVersion {
+		return nil, rankd.Errorf(rankd.EINVALID, "restore: checkpoint version %d, want %d", s.Version, checkpointVersion)
+	}
+	n := len(s.SubID)
+	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n ||
+		len(s.SubFlags) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||
+		len(s.Deleted) != len(s.Problems) || len(s.GroupDef) != len(s.Groups) ||
+		len(s.TeamDef) != len(s.Teams) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) {
+		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint")
+	}
+	b := New()
+	b.begin()
+	b.contest, b.hasRules, b.state = s.Contest, s.HasRules, s.State
+	b.dur, b.penalty = ms(s.Contest.Duration), int64(s.Contest.PenaltyTime/60e9)
+	for _, jt := range s.JTypes {
+		if err := b.applyJudgementType(&rankd.Event{Type: rankd.EventJudgementType, JudgementType: &jt}); err != nil {
+			return nil, err
+		}
+	}
+	for i := range s.Problems {
+		if err := b.applyProblem(&rankd.Event{Type: rankd.EventProblem, Problem: &s.Problems[i]}); err != nil {
+			return nil, err
+		}
+		b.problems[i].deleted = s.Deleted[i]
+	}
+	b.sortProblems()
+	for i, g := range s.Groups {
+		b.groups[b.group(g.ID)] = group{info: g, defined: s.GroupDef[i]}
+	}
+	for _, o := range s.Orgs {
+		b.orgs[o.ID] = o
+	}
+	for i, info := range s.Teams {
+		t := b.addTeam(info.ID)
+		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
+	}
+	b.subs = make([]subRec, n)
+	for i := range b.subs {
+		if int(s.SubTeam[i]) >= len(b.teams) || int(s.SubProb[i]) >= len(b.problems) || int(s.SubJType[i]) >= len(b.jtypes) {
+			return nil, rankd.Errorf(rankd.EINVALID, "restore: submission %d refers to an unknown object", i)
+		}
+		b.subs[i] = subRec{id: s.SubID[i], time: s.SubTime[i], team: s.SubTeam[i], problem: s.SubProb[i],
+			jtype: s.SubJType[i], flags: s.SubFlags[i], jStart: s.SubJStart[i], jID: s.SubJID[i], score: s.SubScore[i]}
+		if str, ok := s.SubStrID[uint32(i)]; ok {
+			b.subStr[str] = uint32(i)
+		} else {
+			b.subNum[s.SubID[i]] = uint32(i)
+		}
+		if b.subs[i].flags&subDeleted == 0 {
+			b.link(uint32(i))
+		}
+	}
+	if s.Subtasks != nil {
+		b.subtasks = s.Subtasks
+	}
+	b.rebuild()
+	for v := range b.views {
+		for _, t := range b.views[v].dirty {
+			b.syncRow(v, t)
+		}
+		b.views[v].seq = s.Seq[v]
+	}
+	b.discard()
+	b.ownSeq, b.stats = s.OwnSeq, s.Stats
+	return b, nil
+}

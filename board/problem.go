@@ -1,0 +1,204 @@
+package board
+
+import (
+	"slices"
+
+	"rankd"
+	"rankd/score"
+)
+
+// cellChanged records that the cell (t, p) of view v went from old to cur, and keeps the problem-level
+// state (first to solve, CTF solvers) that depends on it in step.
+func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
+	b.mark(v, t)
+	if v == jury {
+		b.teams[t].ownDirty = b.epoch
+	}
+	if !b.ranked(t) {
+		return
+	}
+	b.updateFTS(v, t, p, old, cur)
+	if b.contest.Rules == rankd.CTF && (old.Solved != cur.Solved || old.Time != cur.Time) {
+		b.updateSolvers(v, t, p, old, cur)
+	}
+}
+
+func (b *Board) cellAt(t int32, p int) *cell { return &b.cells[int(t)*len(b.problems)+p] }
+
+// updateFTS adjusts the first-to-solve state of problem p in view v for one changed cell of a ranked team.
+// Counts are kept incrementally; a full recount over the problem's cells happens only when the earliest
+// solve moves, which a contest sees a handful of times per problem.
+func (b *Board) updateFTS(v int, t int32, p int, old, cur *score.Result) {
+	f := &b.views[v].fts[p]
+	before := *f
+	if old.Solved && old.Time == f.min {
+		f.atMin--
+	}
+	if old.FirstPending < f.min {
+		f.blockers--
+	}
+	if cur.Solved && cur.Time < f.min {
+		b.recountFTS(v, p)
+	} else {
+		if cur.Solved && cur.Time == f.min {
+			f.atMin++
+		}
+		if cur.FirstPending < f.min {
+			f.blockers++
+		}
+		if f.atMin == 0 && f.min != score.Never {
+			b.recountFTS(v, p)
+		}
+	}
+	b.markFTSHolders(v, p, before)
+}
+
+// markFTSHolders marks the rows whose first-to-solve mark on problem p changed since before.
+func (b *Board) markFTSHolders(v, p int, before ftsState) {
+	f := &b.views[v].fts[p]
+	if f.awarded() == before.awarded() && (!f.awarded() || f.min == before.min) {
+		return
+	}
+	for t := range b.teams {
+		r := &b.cellAt(int32(t), p).res[v]
+		if r.Solved && ((before.awarded() && r.Time == before.min) || (f.awarded() && r.Time == f.min)) {
+			b.mark(v, int32(t))
+		}
+	}
+}
+
+// recountFTS recomputes the first-to-solve state of problem p in view v from its cells.
+func (b *Board) recountFTS(v, p int) {
+	f := ftsState{min: score.Never}
+	for t := range b.teams {
+		if !b.ranked(int32(t)) {
+			continue
+		}
+		r := &b.cellAt(int32(t), p).res[v]
+		switch {
+		case r.Solved && r.Time < f.min:
+			f.min, f.atMin = r.Time, 1
+		case r.Solved && r.Time == f.min:
+			f.atMin++
+		}
+	}
+	for t := range b.teams {
+		if b.ranked(int32(t)) && b.cellAt(int32(t), p).res[v].FirstPending < f.min {
+			f.blockers++
+		}
+	}
+	b.views[v].fts[p] = f
+}
+
+// solverCmp orders a CTF challenge's solvers: by solve time, then as the board orders equal rows.
+func (b *Board) solverCmp(v, p int) func(x, y int32) int {
+	return func(x, y int32) int {
+		tx, ty := b.cellAt(x, p).res[v].Time, b.cellAt(y, p).res[v].Time
+		switch {
+		case tx < ty:
+			return -1
+		case tx > ty:
+			return 1
+		}
+		return b.tie(x, y)
+	}
+}
+
+// updateSolvers moves a ranked team in the solver list of CTF challenge p and marks every row whose value
+// changed: all solvers when the value is dynamic, the first-blood places that shifted otherwise.
+func (b *Board) updateSolvers(v int, t int32, p int, old, cur *score.Result) {
+	list := b.views[v].solvers[p]
+	first := len(list) // first position whose occupant changed
+	if old.Solved {
+		if at := slices.Index(list, t); at >= 0 {
+			list = slices.Delete(list, at, at+1)
+			first = min(first, at)
+		}
+	}
+	if cur.Solved {
+		at, _ := slices.BinarySearchFunc(list, t, b.solverCmp(v, p))
+		list = slices.Insert(list, at, t)
+		first = min(first, at)
+	}
+	b.views[v].solvers[p] = list
+	b.markSolvers(v, p, first, old.Solved != cur.Solved)
+}
+
+// markSolvers marks the solvers of challenge p whose value may have changed: everyone when the solver count
+// moved a dynamic value, otherwise those from position first within the first-blood places.
+func (b *Board) markSolvers(v, p, first int, countChanged bool) {
+	list := b.views[v].solvers[p]
+	if countChanged && b.problems[p].info.Function != rankd.ValueStatic {
+		first = 0
+	} else {
+		// Up to and including the place just past the bonuses: its occupant may have been pushed out.
+		list = list[:min(len(list), len(b.contest.FirstBlood)+1)]
+	}
+	for _, s := range list[min(first, len(list)):] {
+		b.mark(v, s)
+	}
+}
+
+// recountTeamProblems rebuilds the first-to-solve and CTF solver state, in both views, of the problems team t
+// has submitted to, after t joined or left the ranked teams, marking the rows whose marks or values changed.
+func (b *Board) recountTeamProblems(t int32) {
+	for p := range b.problems {
+		if len(b.cellAt(t, p).subs) == 0 {
+			continue
+		}
+		for v := range b.views {
+			before := b.views[v].fts[p]
+			b.recountFTS(v, p)
+			b.markFTSHolders(v, p, before)
+			if b.contest.Rules == rankd.CTF {
+				b.recountSolvers(v, p)
+			}
+		}
+	}
+}
+
+func (b *Board) recountSolvers(v, p int) {
+	old := b.views[v].solvers[p]
+	var list []int32
+	for t := range b.teams {
+		if b.ranked(int32(t)) && b.cellAt(int32(t), p).res[v].Solved {
+			list = append(list, int32(t))
+		}
+	}
+	slices.SortFunc(list, b.solverCmp(v, p))
+	first := 0
+	for first < len(list) && first < len(old) && list[first] == old[first] {
+		first++
+	}
+	b.views[v].solvers[p] = list
+	if first == len(list) && len(list) == len(old) {
+		return
+	}
+	// Solvers that left lose their value or bonus; they are marked with the rest.
+	for _, s := range old[min(first, len(old)):] {
+		b.mark(v, s)
+	}
+	b.markSolvers(v, p, first, len(list) != len(old))
+}
+
+// ctfValue is the value challenge p has for its solvers in view v.
+func (b *Board) ctfValue(p int, n int) int64 {
+	pr := &b.problems[p].info
+	switch pr.Function {
+	case rankd.ValueLinear:
+		return score.Linear(pr.Value, pr.Minimum, pr.Decay, n)
+	case rankd.ValueLogarithmic:
+		return score.Logarithmic(pr.Value, pr.Minimum, pr.Decay, n)
+	case rankd.ValueDEFCON:
+		return score.DEFCON(n)
+	}
+	return pr.Value
+}
+
+// firstBlood returns the bonus of the team at position pos among a challenge's solvers.
+func (b *Board) firstBlood(pos int) int64 {
+	if pos >= 0 && pos < len(b.contest.FirstBlood) {
+		return b.contest.FirstBlood[pos]
+	}
+	return 0
+}

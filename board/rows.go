@@ -1,0 +1,236 @@
+package board
+
+import (
+	"slices"
+
+	"rankd"
+	"rankd/rankindex"
+	"rankd/score"
+)
+
+// begin starts applying an event: nothing is marked yet.
+func (b *Board) begin() {
+	b.epoch++
+	for v := range b.views {
+		b.views[v].dirty = b.views[v].dirty[:0]
+	}
+	b.change.Diffs = b.change.Diffs[:0]
+}
+
+// discard forgets the marks of an event that failed before changing anything.
+func (b *Board) discard() {
+	for v := range b.views {
+		b.views[v].dirty = b.views[v].dirty[:0]
+	}
+}
+
+// mark records that team t's row in view v changed in this event, with its rank before the change.
+func (b *Board) mark(v int, t int32) {
+	tm := &b.teams[t]
+	if tm.dirty[v] == b.epoch {
+		return
+	}
+	tm.dirty[v] = b.epoch
+	tm.oldRank[v] = int32(b.rank(v, t))
+	b.views[v].dirty = append(b.views[v].dirty, t)
+}
+
+// touchAll marks every row of both views: the problem columns changed.
+func (b *Board) touchAll() {
+	for t := range b.teams {
+		b.markAll(int32(t))
+		b.teams[t].ownDirty = b.epoch
+	}
+}
+
+func (b *Board) rank(v int, t int32) int {
+	return b.views[v].all.Rank(t)
+}
+
+// commit brings the rows marked in this event up to date, moves them in the indexes, and numbers and
+// describes the change of each view that changed.
+func (b *Board) commit() {
+	for v := range b.views {
+		vw := &b.views[v]
+		if len(vw.dirty) == 0 {
+			continue
+		}
+		for _, t := range vw.dirty {
+			b.syncRow(v, t)
+		}
+		vw.seq++
+		rows := vw.rowBuf[:0]
+		for _, t := range vw.dirty {
+			rows = append(rows, RowChange{TeamID: b.teams[t].info.ID, OldRank: int(b.teams[t].oldRank[v]), NewRank: b.rank(v, t)})
+		}
+		vw.rowBuf = rows
+		b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.View{Kind: rankd.ViewKind(v)}, Seq: vw.seq, BaseSeq: vw.seq - 1, Rows: rows})
+	}
+	// A team sees its own verdicts: a change of its own cells that the public view did not show moves its
+	// team view alone. Changes of other rows (first-to-solve marks, CTF values) never do, so the team view
+	// learns nothing about hidden events of others.
+	b.teamRows = b.teamRows[:0]
+	for _, t := range b.views[jury].dirty {
+		tm := &b.teams[t]
+		if tm.ownDirty == b.epoch && tm.dirty[public] != b.epoch {
+			b.ownSeq[t]++
+			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.info.ID, OldRank: int(tm.oldRank[public]), NewRank: b.teamRank(t)})
+		}
+	}
+	for i := range b.teamRows {
+		id := b.teamRows[i].TeamID
+		seq := b.Seq(rankd.TeamView(id))
+		b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.TeamView(id), Seq: seq, BaseSeq: seq - 1, Rows: b.teamRows[i : i+1]})
+	}
+}
+
+// syncRow recomputes team t's totals in view v and puts the row where it belongs in the indexes.
+func (b *Board) syncRow(v int, t int32) {
+	tm := &b.teams[t]
+	tm.rows[v] = b.computeRow(v, t, false)
+	vw := &b.views[v]
+	if !b.ranked(t) {
+		if vw.all.Contains(t) {
+			b.unindexView(v, t, tm.groups)
+		}
+		return
+	}
+	k := toIndexKey(tm.rows[v].key)
+	vw.all.Set(t, k)
+	for _, g := range tm.groups {
+		b.groupIndex(v, g).Set(t, k)
+	}
+}
+
+func (b *Board) unindexView(v int, t int32, groups []int) {
+	vw := &b.views[v]
+	vw.all.Remove(t)
+	for _, g := range groups {
+		if x := vw.byGroup[g]; x != nil {
+			x.Remove(t)
+		}
+	}
+}
+
+func (b *Board) groupIndex(v, g int) *rankindex.Index {
+	vw := &b.views[v]
+	if vw.byGroup[g] == nil {
+		vw.byGroup[g] = rankindex.New(b.tie)
+	}
+	return vw.byGroup[g]
+}
+
+func toIndexKey(k score.Key) rankindex.Key { return rankindex.Key(k) }
+
+// computeRow computes team t's totals in view v from its cells. With own set (team view), the cells are the
+// team's jury cells valued against the public view: what the team knows.
+func (b *Board) computeRow(v int, t int32, own bool) rowAgg {
+	var r rowAgg
+	base := int(t) * len(b.problems)
+	cv := v
+	if own {
+		cv = jury
+	}
+	for _, p := range b.order {
+		res := &b.cells[base+p].res[cv]
+		switch b.contest.Rules {
+		case rankd.ICPC:
+			if res.Solved {
+				r.solved++
+				r.penalty += res.Penalty
+				r.time = max(r.time, res.Time)
+			}
+		case rankd.CTF:
+			if res.Solved {
+				r.solved++
+				r.score += float64(b.ctfCellScore(v, t, p, res, own))
+				r.time = max(r.time, res.Time)
+			}
+		default:
+			if res.Solved {
+				r.solved++
+				r.score += res.Score
+				r.time = max(r.time, res.Time)
+			}
+		}
+	}
+	r.key = b.key(&r)
+	return r
+}
+
+// ctfCellScore is the value plus first-blood bonus of a solved CTF cell of team t in view v. For a team's
+// own view (own), a solve the public does not see yet is valued as if it were added to the public solvers.
+func (b *Board) ctfCellScore(v int, t int32, p int, res *score.Result, own bool) int64 {
+	list := b.views[v].solvers[p]
+	n := len(list)
+	pos := -1
+	if b.ranked(t) {
+		if own {
+			at, found := slices.BinarySearchFunc(list, t, func(x, _ int32) int {
+				tx := b.cellAt(x, p).res[v].Time
+				switch {
+				case tx < res.Time:
+					return -1
+				case tx > res.Time:
+					return 1
+				}
+				return b.tie(x, t)
+			})
+			if !found && !slices.Contains(list, t) {
+				n++
+			}
+			pos = at
+		} else {
+			pos = slices.Index(list[:min(n, len(b.contest.FirstBlood))], t)
+		}
+	}
+	return b.ctfValue(p, n) + b.firstBlood(pos)
+}
+
+// key is the sort key of a row under the contest's rules.
+func (b *Board) key(r *rowAgg) score.Key {
+	switch b.contest.Rules {
+	case rankd.ICPC:
+		return score.ICPCKey(int(r.solved), r.penalty, r.time/60000)
+	case rankd.CTF:
+		return score.ScoreKey(r.score, r.time, true)
+	}
+	return score.ScoreKey(r.score, r.time, b.contest.TieByTime)
+}
+
+// rebuild recomputes every cell of both views, after a change of the rules or of what counts.
+func (b *Board) rebuild() {
+	b.views[jury].hideFrom = score.Never
+	b.views[public].hideFrom = b.publicHideFrom()
+	for v := range b.views {
+		b.recomputeView(v)
+	}
+	b.touchAll()
+}
+
+// recomputeView recomputes every cell of view v and the problem state built on them, marking what changed.
+func (b *Board) recomputeView(v int) {
+	for t := range b.teams {
+		for p := range b.problems {
+			c := b.cellAt(int32(t), p)
+			r := b.cellResult(b.gather(c), v, p)
+			if r != c.res[v] {
+				c.res[v] = r
+				b.mark(v, int32(t))
+				if v == jury {
+					b.teams[t].ownDirty = b.epoch
+				}
+			}
+		}
+	}
+	for p := range b.problems {
+		before := b.views[v].fts[p]
+		b.recountFTS(v, p)
+		b.markFTSHolders(v, p, before)
+		if b.contest.Rules == rankd.CTF {
+			b.recountSolvers(v, p)
+		} else {
+			b.views[v].solvers[p] = nil
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+)
+
+// benchResult is what "rankd bench --json" prints as its last line.
+type benchResult struct {
+	Feed   string `json:"feed"`
+	Lines  int    `json:"lines"`
+	Events int    `json:"events"` // judgement events applied
+	// TotalEvents counts every event applied (submissions, judgements, definitions).
+	TotalEvents  int     `json:"total_events"`
+	Submissions  int     `json:"submissions"`
+	Skipped      int     `json:"skipped"`
+	ParseSeconds float64 `json:"parse_seconds"`
+	ApplySeconds float64 `json:"apply_seconds"`
+	// ApplyEventsPerSec is judgements per second of the whole apply phase (submissions included in the time).
+	ApplyEventsPerSec float64 `json:"apply_events_per_sec"`
+	// ParseApplyEventsPerSec is every event per second of parsing and applying together.
+	ParseApplyEventsPerSec float64 `json:"parse_apply_events_per_sec"`
+	NsPerEvent             float64 `json:"ns_per_event"`
+	AllocsPerEvent         float64 `json:"allocs_per_event"`
+	BytesPerSubmission     float64 `json:"bytes_per_submission"`
+	GOMAXPROCS             int     `json:"gomaxprocs"`
+}
+
+func (m *Main) bench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	feed := fs.String("feed", "", "CCS event feed (NDJSON)")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *feed == "" || fs.NArg() > 0 {
+		fmt.Fprintln(m.Stderr, "rankd bench: --feed FILE is required")
+		fs.Usage()
+		return errUsage
+	}
+	data, err := os.ReadFile(*feed)
+	if err != nil {
+		return err
+	}
+	res := benchResult{Feed: *feed, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+
+	// Parse: the whole feed into events that own their objects, timed without I/O.
+	t0 := time.Now()
+	events, err := parseAll(ctx, data, &res)
+	if err != nil {
+		return err
+	}
+	res.ParseSeconds = time.Since(t0).Seconds()
+
+	// Apply: every event into a fresh board, timed, with allocations counted and retained memory measured.
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b := board.New()
+	t1 := time.Now()
+	for i := range events {
+		ev := &events[i]
+		if _, err := b.Apply(ev); err != nil {
+			res.Skipped++
+			continue
+		}
+		res.TotalEvents++
+		if ev.Type == rankd.EventJudgement {
+			res.Events++
+		}
+	}
+	res.ApplySeconds = time.Since(t1).Seconds()
+	runtime.ReadMemStats(&after)
+	mallocs := after.Mallocs - before.Mallocs
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	res.Submissions = b.Stats().Submissions
+	if res.Events > 0 {
+		res.ApplyEventsPerSec = float64(res.Events) / res.ApplySeconds
+		res.NsPerEvent = res.ApplySeconds * 1e9 / float64(res.Events)
+		res.AllocsPerEvent = float64(mallocs) / float64(res.TotalEvents)
+	}
+	res.ParseApplyEventsPerSec = float64(res.TotalEvents) / (res.ParseSeconds + res.ApplySeconds)
+	if res.Submissions > 0 {
+		res.BytesPerSubmission = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(res.Submissions)
+	}
+	runtime.KeepAlive(events)
+	runtime.KeepAlive(b)
+
+	fmt.Fprintf(m.Stdout, "feed %s: %d lines, %d events applied (%d judgements, %d submissions), %d skipped\n",
+		res.Feed, res.Lines, res.TotalEvents, res.Events, res.Submissions, res.Skipped)
+	fmt.Fprintf(m.Stdout, "parse  %8.3f s  %12.0f lines/s\n", res.ParseSeconds, float64(res.Lines)/res.ParseSeconds)
+	fmt.Fprintf(m.Stdout, "apply  %8.3f s  %12.0f judgements/s  %6.1f ns/judgement  %.3f allocs/event\n",
+		res.ApplySeconds, res.ApplyEventsPerSec, res.NsPerEvent, res.AllocsPerEvent)
+	fmt.Fprintf(m.Stdout, "parse+apply %12.0f events/s; retained %.1f bytes/submission\n", res.ParseApplyEventsPerSec, res.BytesPerSubmission)
+	if *asJSON {
+		return json.NewEncoder(m.Stdout).Encode(res)
+	}
+	return nil
+}
+
+// parseAll reads every event of a feed into events that own their objects (the reader reuses its own).
+func parseAll(ctx context.Context, data []byte, res *benchResult) ([]rankd.Event, error) {
+	rd := ccs.NewReader(bytes.NewReader(data))
+	events := make([]rankd.Event, 0, bytes.Count(data, []byte{'\n'})+1)
+	var subs []rankd.Submission
+	var judgements []rankd.Judgement
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if rankd.ErrorCode(err) != rankd.EINVALID {
+				return nil, err
+			}
+			res.Skipped++
+			continue
+		}
+		switch {
+		case ev.Submission != nil:
+			subs = appendChunked(subs, *ev.Submission)
+			ev.Submission = &subs[len(subs)-1]
+		case ev.Judgement != nil:
+			j := *ev.Judgement
+			j.SubtaskScores = slices.Clone(j.SubtaskScores)
+			judgements = appendChunked(judgements, j)
+			ev.Judgement = &judgements[len(judgements)-1]
+		}
+		events = append(events, ev)
+		if len(events)%65536 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	res.Lines = rd.Line()
+	return events, nil
+}
+
+// appendChunked appends to a slice that is never reallocated, so pointers into it stay valid: a full chunk
+// is left behind (still referenced by the events) and a new one started.
+func appendChunked[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = make([]T, 0, 65536)
+	}
+	return append(s, v)
+}

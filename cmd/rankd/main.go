@@ -1,0 +1,68 @@
+// Command rankd is the rankd scoreboard: it computes standings from contest feeds, generates synthetic
+// contests and measures the engine. Run "rankd help" for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	m := NewMain()
+	if err := m.Run(ctx, os.Args[1:]); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintln(m.Stderr, "rankd:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// errUsage reports a usage error whose explanation has already been printed.
+var errUsage = errors.New("usage")
+
+// Main runs one rankd command. Tests run it with their own streams.
+type Main struct {
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// NewMain returns a Main writing to the process's streams.
+func NewMain() *Main { return &Main{Stdout: os.Stdout, Stderr: os.Stderr} }
+
+const usage = `rankd: a real-time scoreboard for ICPC, OI/IOI and CTF contests.
+
+Usage:
+  rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
+  rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
+  rankd bench --feed FILE [--json]
+
+Run "rankd COMMAND -h" for the options of a command.
+`
+
+// Run runs the command named by args[0] with the rest of args.
+func (m *Main) Run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(m.Stderr, usage)
+		return errUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "standings":
+		return m.standings(ctx, rest)
+	case "gen":
+		return m.gen(ctx, rest)
+	case "bench":
+		return m.bench(ctx, rest)
+	case "help", "-h", "--help":
+		fmt.Fprint(m.Stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(m.Stderr, "rankd: unknown command %q\n\n%s", cmd, usage)
+	return errUsage
+}

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+)
+
+func (m *Main) standings(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("standings", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	feed := fs.String("feed", "", "CCS event feed (NDJSON), or - for standard input")
+	viewName := fs.String("view", "public", "view: public, jury or team:ID (the public view of a thawed or finalized contest is final)")
+	atFlag := fs.String("at", "", "standings at this contest time (H:MM:SS) or absolute time (RFC 3339)")
+	group := fs.String("group", "", "rank only the teams of this group")
+	format := fs.String("format", "text", "output: text, csv or ccs (a Contest API 2023-06 scoreboard object)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *feed == "" || fs.NArg() > 0 {
+		fmt.Fprintln(m.Stderr, "rankd standings: --feed FILE is required")
+		fs.Usage()
+		return errUsage
+	}
+	view, err := rankd.ParseView(*viewName)
+	if err != nil {
+		return err
+	}
+	if *format != "text" && *format != "csv" && *format != "ccs" {
+		return fmt.Errorf("unknown format %q (want text, csv or ccs)", *format)
+	}
+	at, err := parseAt(*atFlag)
+	if err != nil {
+		return err
+	}
+	b, err := m.load(ctx, *feed, at)
+	if err != nil {
+		return err
+	}
+	var st rankd.Standings
+	if *group != "" {
+		st, err = b.GroupStandings(view, *group, 0, -1)
+	} else {
+		st, err = b.Standings(view, 0, -1)
+	}
+	if err != nil {
+		return err
+	}
+	switch *format {
+	case "ccs":
+		c := b.Contest()
+		sb := ccs.Scoreboard(&c, b.Problems(), st, b.State(), boardTime(b, at))
+		enc := json.NewEncoder(m.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sb)
+	case "csv":
+		return writeCSV(m.Stdout, b, st)
+	}
+	return writeText(m.Stdout, b, st)
+}
+
+// atTime is the moment asked for with --at: a contest time, or an absolute time resolved once the contest's
+// start is known.
+type atTime struct {
+	set bool
+	rel time.Duration
+	abs time.Time
+}
+
+func parseAt(s string) (atTime, error) {
+	if s == "" {
+		return atTime{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return atTime{set: true, abs: t}, nil
+	}
+	d, err := ccs.ParseRelTime(s)
+	if err != nil {
+		return atTime{}, fmt.Errorf("--at %q: want a contest time such as 4:00:00 or an RFC 3339 time", s)
+	}
+	return atTime{set: true, rel: d}, nil
+}
+
+// start is when the contest started: the state's started time when known, the contest's start otherwise.
+func start(b *board.Board) time.Time {
+	if s := b.State().Started; s != nil {
+		return *s
+	}
+	return b.Contest().Start
+}
+
+// contestTime resolves the asked moment to a contest time.
+func (a atTime) contestTime(b *board.Board) time.Duration {
+	if a.abs.IsZero() {
+		return a.rel
+	}
+	return a.abs.Sub(start(b))
+}
+
+// boardTime is the moment the standings describe, for the CCS "time" field: the asked moment, or the end.
+func boardTime(b *board.Board, at atTime) time.Time {
+	c := b.Contest()
+	switch {
+	case at.set:
+		return start(b).Add(at.contestTime(b))
+	case b.State().Ended != nil:
+		return *b.State().Ended
+	}
+	return start(b).Add(c.Duration)
+}
+
+// load reads a feed into a new board, keeping only what was known at the asked moment. Events the board
+// cannot use are skipped, counted and reported on standard error with their line.
+func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, error) {
+	var r io.Reader = os.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b := board.New()
+	rd := ccs.NewReader(r)
+	var skipped int
+	report := func(err error) {
+		skipped++
+		if skipped <= 10 {
+			fmt.Fprintf(m.Stderr, "rankd: skipped: %s\n", rankd.ErrorMessage(err))
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if rankd.ErrorCode(err) != rankd.EINVALID {
+				return nil, err // a read error, not a bad line
+			}
+			report(err)
+			continue
+		}
+		if at.set && !keepAt(b, &ev, at.contestTime(b)) {
+			continue
+		}
+		if _, err := b.Apply(&ev); err != nil {
+			report(fmt.Errorf("line %d: %w", rd.Line(), err))
+		}
+	}
+	if skipped > 10 {
+		fmt.Fprintf(m.Stderr, "rankd: ... %d events skipped in all\n", skipped)
+	}
+	if st := b.Stats(); st.Outside > 0 {
+		fmt.Fprintf(m.Stderr, "rankd: %d submissions outside the contest time do not count\n", st.Outside)
+	}
+	return b, nil
+}
+
+// keepAt reports whether an event was known at contest time at, trimming a state event to what had happened.
+func keepAt(b *board.Board, ev *rankd.Event, at time.Duration) bool {
+	switch ev.Type {
+	case rankd.EventSubmission:
+		return ev.Delete || ev.Submission.Time < at
+	case rankd.EventJudgement:
+		return ev.Delete || ev.Judgement.KnownAt() <= at
+	case rankd.EventState:
+		if ev.State == nil {
+			return true
+		}
+		s := *ev.State
+		limit := start(b).Add(at)
+		for _, f := range []**time.Time{&s.Started, &s.Frozen, &s.Ended, &s.Thawed, &s.Finalized, &s.EndOfUpdates} {
+			if *f != nil && (*f).After(limit) {
+				*f = nil
+			}
+		}
+		ev.State = &s
+	}
+	return true
+}
+
+func teamName(b *board.Board, id string) string {
+	if t, _, ok := b.Team(id); ok {
+		return t.Name
+	}
+	return id
+}
+
+// cellText renders a cell compactly: ICPC "+1/45" (one rejection, solved at minute 45, "*" first to solve),
+// "-2" (two rejections), "?1" (one pending); score contests the score.
+func cellText(c rankd.Contest, cell rankd.Cell) string {
+	var s string
+	switch {
+	case c.Rules == rankd.ICPC && cell.Solved:
+		s = fmt.Sprintf("+%d/%d", cell.Judged-1, int64(cell.Time/time.Minute))
+		if cell.Judged == 1 {
+			s = fmt.Sprintf("+/%d", int64(cell.Time/time.Minute))
+		}
+		if cell.FirstToSolve {
+			s += "*"
+		}
+	case c.Rules == rankd.ICPC && cell.Judged > 0:
+		s = fmt.Sprintf("-%d", cell.Judged)
+	case c.Rules != rankd.ICPC && (cell.Judged > 0 || cell.Solved):
+		s = strconv.FormatFloat(cell.Score, 'f', -1, 64)
+		if cell.FirstToSolve {
+			s += "*"
+		}
+	}
+	if cell.Pending > 0 {
+		if s != "" {
+			s += " "
+		}
+		s += fmt.Sprintf("?%d", cell.Pending)
+	}
+	if s == "" {
+		s = "."
+	}
+	return s
+}
+
+func total(c rankd.Contest, r rankd.Row) (string, string) {
+	if c.Rules == rankd.ICPC {
+		return strconv.Itoa(r.Solved), strconv.FormatInt(r.Penalty, 10)
+	}
+	return strconv.FormatFloat(r.Score, 'f', -1, 64), strconv.FormatInt(int64(r.Time/time.Minute), 10)
+}
+
+func writeText(w io.Writer, b *board.Board, st rankd.Standings) error {
+	c := b.Contest()
+	name := c.FormalName
+	if name == "" {
+		name = c.Name
+	}
+	fmt.Fprintf(w, "%s (%s) — %s view, %d teams ranked\n", name, c.Rules, st.View, st.Total)
+	if ft := c.FreezeTime(); ft < c.Duration && st.View.Kind != rankd.ViewJury && !b.State().Revealed() {
+		fmt.Fprintf(w, "Frozen from %s: later submissions show as pending (?)\n", ccs.FormatRelTime(ft))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := []string{"Rank", "Team", "Solved", "Time"}
+	if c.Rules != rankd.ICPC {
+		head[2], head[3] = "Score", "Minute"
+	}
+	for _, p := range b.Problems() {
+		head = append(head, p.Label)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, r := range st.Rows {
+		a, t := total(c, r)
+		line := []string{strconv.Itoa(r.Rank), teamName(b, r.TeamID), a, t}
+		for _, cell := range r.Cells {
+			line = append(line, cellText(c, cell))
+		}
+		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+func writeCSV(w io.Writer, b *board.Board, st rankd.Standings) error {
+	c := b.Contest()
+	cw := csv.NewWriter(w)
+	head := []string{"rank", "team_id", "team", "solved", "penalty"}
+	if c.Rules != rankd.ICPC {
+		head[3], head[4] = "score", "minute"
+	}
+	for _, p := range b.Problems() {
+		head = append(head, p.Label)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, r := range st.Rows {
+		a, t := total(c, r)
+		line := []string{strconv.Itoa(r.Rank), r.TeamID, teamName(b, r.TeamID), a, t}
+		for _, cell := range r.Cells {
+			line = append(line, cellText(c, cell))
+		}
+		if err := cw.Write(line); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

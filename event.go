@@ -1,0 +1,79 @@
+package rankd
+
+// EventType is the kind of object an event carries.
+type EventType uint8
+
+// The event types. Values are only ever appended to, so stored numbers stay valid.
+const (
+	EventUnknown EventType = iota
+	EventContest
+	EventJudgementType
+	EventProblem
+	EventGroup
+	EventOrganization
+	EventTeam
+	EventSubmission
+	EventJudgement
+	EventState
+	EventBan
+	EventAward
+)
+
+var eventTypeNames = [...]string{
+	EventUnknown:       "unknown",
+	EventContest:       "contest",
+	EventJudgementType: "judgement-types",
+	EventProblem:       "problems",
+	EventGroup:         "groups",
+	EventOrganization:  "organizations",
+	EventTeam:          "teams",
+	EventSubmission:    "submissions",
+	EventJudgement:     "judgements",
+	EventState:         "state",
+	EventBan:           "bans",
+	EventAward:         "awards",
+}
+
+// String returns the CCS endpoint name of the type ("submissions", "judgements", ...); bans are rankd's own.
+func (t EventType) String() string {
+	if int(t) < len(eventTypeNames) {
+		return eventTypeNames[t]
+	}
+	return "unknown"
+}
+
+// ParseEventType returns the type of a CCS endpoint name, or EventUnknown.
+func ParseEventType(s string) EventType {
+	for i, n := range eventTypeNames {
+		if n == s && i != int(EventUnknown) {
+			return EventType(i)
+		}
+	}
+	return EventUnknown
+}
+
+// Event is one entry of a contest's log: a new or replaced object, or the deletion of one. Exactly the field
+// matching Type is set, except for deletions, which carry only Type and ID. Events are values so that a reader
+// can hand them out without allocating; the pointed-to objects belong to whoever made the event and may be
+// reused after the call that received them returns.
+type Event struct {
+	Type EventType
+	// ID is the id of the object the event carries or deletes.
+	ID string
+	// Delete reports that the object with ID is removed (CCS "data": null).
+	Delete bool
+	// Token is the CCS event token, if any (for resuming a feed).
+	Token string
+
+	Contest       *Contest
+	JudgementType *JudgementType
+	Problem       *Problem
+	Group         *Group
+	Organization  *Organization
+	Team          *Team
+	Submission    *Submission
+	Judgement     *Judgement
+	State         *State
+	Ban           *Ban
+	Award         *Award
+}
