@@ -7,4 +7,7 @@ require (
 	github.com/valyala/fastjson v1.6.10
 )
 
-require golang.org/x/text v0.14.0 // indirect
+require (
+	golang.org/x/text v0.14.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)

@@ -200,6 +200,24 @@ func (b *Board) relayout(added int) {
 		}
 	}
 	b.cells = cells
+	// Cell indexes moved: so do the submissions' locations.
+	move := func(loc uint32) uint32 {
+		ci := int(loc) - 1
+		return uint32(ci/(np-1)*np + ci%(np-1) + 1)
+	}
+	if np > 1 {
+		for k, loc := range b.subDense {
+			if loc != 0 {
+				b.subDense[k] = move(loc)
+			}
+		}
+		for k, loc := range b.subNum {
+			b.subNum[k] = move(loc)
+		}
+		for k, loc := range b.subStr {
+			b.subStr[k] = move(loc)
+		}
+	}
 	for v := range b.views {
 		b.views[v].fts = append(b.views[v].fts, ftsState{min: score.Never})
 		b.views[v].solvers = append(b.views[v].solvers, nil)
@@ -339,12 +357,6 @@ func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 	if wasRanked != nowRanked || (nowRanked && reorder) {
 		// Who counts for first to solve and for CTF solver counts changed.
 		b.recountTeamProblems(t)
-	}
-}
-
-func (b *Board) markAll(t int32) {
-	for v := range b.views {
-		b.mark(v, t)
 	}
 }
 

@@ -48,10 +48,12 @@ type Board struct {
 
 	orgs map[string]rankd.Organization
 
-	subs     []subRec
+	// Where each submission is: the cell index, plus one so that 0 means absent. Numeric ids below a bound
+	// proportional to the number of submissions are looked up in a slice, the rest in maps.
+	subDense []uint32
 	subNum   map[uint64]uint32
 	subStr   map[string]uint32
-	subtasks map[uint32][]float64 // IOI subtask scores by submission index
+	subtasks map[uint64][]float64 // IOI subtask scores by submission id key
 
 	cells []cell // team-major: cells[team*len(problems)+problem]
 
@@ -90,7 +92,9 @@ type team struct {
 	groups  []int
 	rows    [2]rowAgg
 	dirty   [2]uint32 // epoch in which the row was marked changed, per view
-	oldRank [2]int32  // rank when marked
+	known   [2]uint32 // epoch in which oldRank was captured before the row left its place (moved)
+	moved   [2]uint32 // epoch in which the row's place changed
+	oldRank [2]int32
 	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
 	ownDirty uint32
 }
@@ -105,27 +109,19 @@ type rowAgg struct {
 }
 
 type cell struct {
-	subs []uint32 // submission indexes, sorted by (time, id)
+	subs []sub // sorted by (time, id)
 	res  [2]score.Result
 }
 
-// Submission flags.
-const (
-	subDeleted = 1 << iota
-	subJudged
-)
-
-// subRec is a submission as the board keeps it: 48 bytes, so a million submissions stay well under 100 MB.
-type subRec struct {
-	id      uint64 // idKey of the submission id
-	time    int64  // contest time, ms
-	jStart  int64  // start of the counting judgement, ms
-	jID     uint64 // idKey of the counting judgement, when subJudged
-	score   float64
-	team    int32
-	problem uint16
-	jtype   uint8 // index into jtypes; 0 when unjudged
-	flags   uint8
+// sub is a submission as its cell keeps it, with its counting judgement. Cells hold their submissions
+// contiguously, so recomputing a cell touches one run of memory.
+type sub struct {
+	time   int64  // contest time, ms
+	id     uint64 // idKey of the submission id
+	jStart int64  // start of the counting judgement, ms
+	jID    uint64 // idKey of the counting judgement, when jtype > 0
+	score  float64
+	jtype  uint8 // index into jtypes; 0 when unjudged
 }
 
 type view struct {
@@ -175,9 +171,14 @@ type Diff struct {
 	Rows    []RowChange
 }
 
-// RowChange is one row that changed: its rank before and after (0 when not ranked).
+// RowChange is one row whose content changed. When Moved, its place changed too (its sort key, or whether it
+// is ranked), and OldRank and NewRank say where it was and is (0: not ranked). A row that did not move keeps
+// its place relative to the rows that did not move either; ranks are only worked out for rows that move,
+// which keeps the common judgement (a rejection, a pending count) cheap. In a team view's diff OldRank is 0:
+// the team's client knows where its own row was.
 type RowChange struct {
 	TeamID  string
+	Moved   bool
 	OldRank int
 	NewRank int
 }
@@ -193,7 +194,7 @@ func New() *Board {
 		orgs:     map[string]rankd.Organization{},
 		subNum:   map[uint64]uint32{},
 		subStr:   map[string]uint32{},
-		subtasks: map[uint32][]float64{},
+		subtasks: map[uint64][]float64{},
 	}
 	for v := range b.views {
 		b.views[v].all = rankindex.New(b.tie)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"strconv"
 
 	"rankd"
 )
@@ -35,11 +36,10 @@ type snapshot struct {
 	SubTeam   []int32
 	SubProb   []uint16
 	SubJType  []uint8
-	SubFlags  []uint8
 	SubJStart []int64
 	SubJID    []uint64
 	SubScore  []float64
-	Subtasks  map[uint32][]float64
+	Subtasks  map[uint64][]float64
 
 	Seq    [2]uint64
 	OwnSeq []uint64
@@ -72,16 +72,20 @@ func (b *Board) Checkpoint() ([]byte, error) {
 		s.TeamDef = append(s.TeamDef, t.defined)
 		s.Banned = append(s.Banned, t.banned)
 	}
-	for id, i := range b.subStr {
-		s.SubStrID[i] = id
+	strIDs := make(map[uint64]string, len(b.subStr))
+	for id := range b.subStr {
+		k, _ := idKey(id)
+		strIDs[k] = id
 	}
-	n := len(b.subs)
-	s.SubID, s.SubTime, s.SubTeam, s.SubProb = make([]uint64, n), make([]int64, n), make([]int32, n), make([]uint16, n)
-	s.SubJType, s.SubFlags, s.SubJStart, s.SubJID, s.SubScore = make([]uint8, n), make([]uint8, n), make([]int64, n), make([]uint64, n), make([]float64, n)
-	for i := range b.subs {
-		r := &b.subs[i]
-		s.SubID[i], s.SubTime[i], s.SubTeam[i], s.SubProb[i] = r.id, r.time, r.team, r.problem
-		s.SubJType[i], s.SubFlags[i], s.SubJStart[i], s.SubJID[i], s.SubScore[i] = r.jtype, r.flags, r.jStart, r.jID, r.score
+	np := len(b.problems)
+	for ci := range b.cells {
+		for _, r := range b.cells[ci].subs {
+			if str, ok := strIDs[r.id]; ok {
+				s.SubStrID[uint32(len(s.SubID))] = str
+			}
+			s.SubID, s.SubTime, s.SubTeam, s.SubProb = append(s.SubID, r.id), append(s.SubTime, r.time), append(s.SubTeam, int32(ci/np)), append(s.SubProb, uint16(ci%np))
+			s.SubJType, s.SubJStart, s.SubJID, s.SubScore = append(s.SubJType, r.jtype), append(s.SubJStart, r.jStart), append(s.SubJID, r.jID), append(s.SubScore, r.score)
+		}
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
@@ -100,8 +104,7 @@ func Restore(data []byte) (*Board, error) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: checkpoint version %d, want %d", s.Version, checkpointVersion)
 	}
 	n := len(s.SubID)
-	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n ||
-		len(s.SubFlags) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||
+	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||
 		len(s.Deleted) != len(s.Problems) || len(s.GroupDef) != len(s.Groups) ||
 		len(s.TeamDef) != len(s.Teams) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint")
@@ -132,21 +135,18 @@ func Restore(data []byte) (*Board, error) {
 		t := b.addTeam(info.ID)
 		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
 	}
-	b.subs = make([]subRec, n)
-	for i := range b.subs {
+	for i := range n {
 		if int(s.SubTeam[i]) >= len(b.teams) || int(s.SubProb[i]) >= len(b.problems) || int(s.SubJType[i]) >= len(b.jtypes) {
 			return nil, rankd.Errorf(rankd.EINVALID, "restore: submission %d refers to an unknown object", i)
 		}
-		b.subs[i] = subRec{id: s.SubID[i], time: s.SubTime[i], team: s.SubTeam[i], problem: s.SubProb[i],
-			jtype: s.SubJType[i], flags: s.SubFlags[i], jStart: s.SubJStart[i], jID: s.SubJID[i], score: s.SubScore[i]}
-		if str, ok := s.SubStrID[uint32(i)]; ok {
-			b.subStr[str] = uint32(i)
-		} else {
-			b.subNum[s.SubID[i]] = uint32(i)
+		ci := int(s.SubTeam[i])*len(b.problems) + int(s.SubProb[i])
+		id, numeric := s.SubStrID[uint32(i)], false
+		if id == "" {
+			id, numeric = strconv.FormatUint(s.SubID[i], 10), true
 		}
-		if b.subs[i].flags&subDeleted == 0 {
-			b.link(uint32(i))
-		}
+		b.stats.Submissions++ // place sizes its dense table by it
+		b.place(id, s.SubID[i], numeric, ci)
+		b.insert(ci, sub{id: s.SubID[i], time: s.SubTime[i], jtype: s.SubJType[i], jStart: s.SubJStart[i], jID: s.SubJID[i], score: s.SubScore[i]})
 	}
 	if s.Subtasks != nil {
 		b.subtasks = s.Subtasks
@@ -154,7 +154,8 @@ func Restore(data []byte) (*Board, error) {
 	b.rebuild()
 	for v := range b.views {
 		for _, t := range b.views[v].dirty {
-			b.syncRow(v, t)
+			b.teams[t].rows[v] = b.computeRow(v, t, false)
+			b.reindex(v, t)
 		}
 		b.views[v].seq = s.Seq[v]
 	}

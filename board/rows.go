@@ -24,15 +24,24 @@ func (b *Board) discard() {
 	}
 }
 
-// mark records that team t's row in view v changed in this event, with its rank before the change.
+// mark records that team t's row in view v changed in this event.
 func (b *Board) mark(v int, t int32) {
 	tm := &b.teams[t]
 	if tm.dirty[v] == b.epoch {
 		return
 	}
 	tm.dirty[v] = b.epoch
-	tm.oldRank[v] = int32(b.rank(v, t))
 	b.views[v].dirty = append(b.views[v].dirty, t)
+}
+
+// markMoved marks team t's row in view v as about to leave its place, capturing its rank first.
+func (b *Board) markMoved(v int, t int32) {
+	b.mark(v, t)
+	tm := &b.teams[t]
+	if tm.known[v] != b.epoch {
+		tm.known[v] = b.epoch
+		tm.oldRank[v] = int32(b.rank(v, t))
+	}
 }
 
 // touchAll marks every row of both views: the problem columns changed.
@@ -43,25 +52,50 @@ func (b *Board) touchAll() {
 	}
 }
 
+func (b *Board) markAll(t int32) {
+	for v := range b.views {
+		b.markMoved(v, t)
+	}
+}
+
 func (b *Board) rank(v int, t int32) int {
 	return b.views[v].all.Rank(t)
 }
 
-// commit brings the rows marked in this event up to date, moves them in the indexes, and numbers and
-// describes the change of each view that changed.
+// commit brings the rows marked in this event up to date, moves those whose place changed in the indexes,
+// and numbers and describes the change of each view that changed.
 func (b *Board) commit() {
 	for v := range b.views {
 		vw := &b.views[v]
 		if len(vw.dirty) == 0 {
 			continue
 		}
+		// Old ranks first, while every index still holds the old order.
 		for _, t := range vw.dirty {
-			b.syncRow(v, t)
+			tm := &b.teams[t]
+			agg := b.computeRow(v, t, false)
+			if agg.key != tm.rows[v].key || tm.known[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
+				if tm.known[v] != b.epoch {
+					tm.oldRank[v] = int32(b.rank(v, t))
+				}
+				tm.moved[v] = b.epoch
+			}
+			tm.rows[v] = agg
+		}
+		for _, t := range vw.dirty {
+			if b.teams[t].moved[v] == b.epoch {
+				b.reindex(v, t)
+			}
 		}
 		vw.seq++
 		rows := vw.rowBuf[:0]
 		for _, t := range vw.dirty {
-			rows = append(rows, RowChange{TeamID: b.teams[t].info.ID, OldRank: int(b.teams[t].oldRank[v]), NewRank: b.rank(v, t)})
+			tm := &b.teams[t]
+			rc := RowChange{TeamID: tm.info.ID}
+			if tm.moved[v] == b.epoch {
+				rc.Moved, rc.OldRank, rc.NewRank = true, int(tm.oldRank[v]), b.rank(v, t)
+			}
+			rows = append(rows, rc)
 		}
 		vw.rowBuf = rows
 		b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.View{Kind: rankd.ViewKind(v)}, Seq: vw.seq, BaseSeq: vw.seq - 1, Rows: rows})
@@ -74,7 +108,7 @@ func (b *Board) commit() {
 		tm := &b.teams[t]
 		if tm.ownDirty == b.epoch && tm.dirty[public] != b.epoch {
 			b.ownSeq[t]++
-			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.info.ID, OldRank: int(tm.oldRank[public]), NewRank: b.teamRank(t)})
+			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.info.ID, Moved: true, NewRank: b.teamRank(t)})
 		}
 	}
 	for i := range b.teamRows {
@@ -84,10 +118,9 @@ func (b *Board) commit() {
 	}
 }
 
-// syncRow recomputes team t's totals in view v and puts the row where it belongs in the indexes.
-func (b *Board) syncRow(v int, t int32) {
+// reindex puts team t's row of view v where it now belongs in the indexes, or takes it off them.
+func (b *Board) reindex(v int, t int32) {
 	tm := &b.teams[t]
-	tm.rows[v] = b.computeRow(v, t, false)
 	vw := &b.views[v]
 	if !b.ranked(t) {
 		if vw.all.Contains(t) {

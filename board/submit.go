@@ -7,35 +7,87 @@ import (
 	"rankd/score"
 )
 
-func (b *Board) lookupSub(id string) (uint32, bool) {
+// locate returns the cell holding the submission with the id.
+func (b *Board) locate(id string) (int, bool) {
+	var loc uint32
 	if n, ok := parseNumeric(id); ok {
-		i, ok := b.subNum[n]
-		return i, ok
+		if n < uint64(len(b.subDense)) {
+			loc = b.subDense[n]
+		} else {
+			loc = b.subNum[n]
+		}
+	} else {
+		loc = b.subStr[id]
 	}
-	i, ok := b.subStr[id]
-	return i, ok
+	return int(loc) - 1, loc != 0
+}
+
+// place records the cell of a submission (cell -1: forget it).
+func (b *Board) place(id string, key uint64, numeric bool, cell int) {
+	loc := uint32(cell + 1)
+	switch {
+	case !numeric:
+		if cell < 0 {
+			delete(b.subStr, id)
+		} else {
+			b.subStr[id] = loc
+		}
+	case key < uint64(len(b.subDense)):
+		b.subDense[key] = loc
+	case cell >= 0 && key < 2*uint64(b.stats.Submissions)+1<<16:
+		// Ids are usually dense counters: a slice costs 4 bytes where a map entry costs 20 to 40.
+		n := max(key+1, uint64(len(b.subDense))*5/4)
+		dense := make([]uint32, n)
+		copy(dense, b.subDense)
+		for k, v := range b.subNum {
+			if k < n {
+				dense[k] = v
+				delete(b.subNum, k)
+			}
+		}
+		b.subDense = dense
+		b.subDense[key] = loc
+	case cell < 0:
+		delete(b.subNum, key)
+	default:
+		b.subNum[key] = loc
+	}
+}
+
+// find returns the position of the submission with the id key in cell c, or -1.
+func (c *cell) find(key uint64) int {
+	for i := range c.subs {
+		if c.subs[i].id == key {
+			return i
+		}
+	}
+	return -1
 }
 
 func (b *Board) applySubmission(ev *rankd.Event) error {
 	if err := b.needContest("submission"); err != nil {
 		return err
 	}
+	id := ev.ID
+	if !ev.Delete {
+		id = ev.Submission.ID
+	}
+	if id == "" {
+		return rankd.Errorf(rankd.EINVALID, "submission: id is required")
+	}
+	key, numeric := idKey(id)
+	old, exists := b.locate(id)
 	if ev.Delete {
-		i, ok := b.lookupSub(ev.ID)
-		if !ok || b.subs[i].flags&subDeleted != 0 {
+		if !exists {
 			return nil
 		}
-		s := &b.subs[i]
-		b.unlink(i)
-		s.flags |= subDeleted
+		b.take(old, key)
+		b.place(id, key, numeric, -1)
 		b.stats.Submissions--
-		b.recompute(s.team, int(s.problem))
+		b.recompute(old)
 		return nil
 	}
 	sub := ev.Submission
-	if sub.ID == "" {
-		return rankd.Errorf(rankd.EINVALID, "submission: id is required")
-	}
 	t, ok := b.teamIdx[sub.TeamID]
 	if !ok || !b.teams[t].defined {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "submission %s: unknown team %q", sub.ID, sub.TeamID)
@@ -45,39 +97,29 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "submission %s: unknown problem %q", sub.ID, sub.ProblemID)
 	}
 	at := ms(sub.Time)
-	if i, ok := b.lookupSub(sub.ID); ok {
-		s := &b.subs[i]
-		if s.team == t && int(s.problem) == p && s.time == at && s.flags&subDeleted == 0 {
+	ci := int(t)*len(b.problems) + p
+	s := sub0(key, at)
+	if exists {
+		c := &b.cells[old]
+		if i := c.find(key); old == ci && c.subs[i].time == at {
 			return nil // a duplicate
 		}
-		// A replaced submission: move it to its new cell, keeping its judgement.
-		if s.flags&subDeleted == 0 {
-			b.unlink(i)
-			b.recompute(s.team, int(s.problem))
-			b.countOutside(s.time, -1)
-		} else {
-			b.stats.Submissions++
-		}
-		s.team, s.problem, s.time, s.flags = t, uint16(p), at, s.flags&^subDeleted
-		b.link(i)
-		b.countOutside(at, 1)
-		b.recompute(t, p)
-		return nil
-	}
-	key, numeric := idKey(sub.ID)
-	i := uint32(len(b.subs))
-	b.subs = append(b.subs, subRec{id: key, time: at, team: t, problem: uint16(p)})
-	if numeric {
-		b.subNum[key] = i
+		// A replaced submission moves to its new place, keeping its judgement.
+		s = b.take(old, key)
+		s.time = at
+		b.recompute(old)
+		b.countOutside(s.time, -1)
 	} else {
-		b.subStr[sub.ID] = i
+		b.stats.Submissions++
 	}
-	b.stats.Submissions++
+	b.place(id, key, numeric, ci)
+	b.insert(ci, s)
 	b.countOutside(at, 1)
-	b.link(i)
-	b.recompute(t, p)
+	b.recompute(ci)
 	return nil
 }
+
+func sub0(key uint64, at int64) sub { return sub{id: key, time: at} }
 
 func (b *Board) countOutside(at int64, n int) {
 	if at < 0 || at >= b.dur {
@@ -85,42 +127,40 @@ func (b *Board) countOutside(at int64, n int) {
 	}
 }
 
-// subLess orders submissions within a cell: by time, then by id key.
-func (b *Board) subCmp(x, y uint32) int {
-	sx, sy := &b.subs[x], &b.subs[y]
+// subCmp orders submissions within a cell: by time, then by id key.
+func subCmp(x, y sub) int {
 	switch {
-	case sx.time < sy.time:
+	case x.time < y.time:
 		return -1
-	case sx.time > sy.time:
+	case x.time > y.time:
 		return 1
-	case sx.id < sy.id:
+	case x.id < y.id:
 		return -1
-	case sx.id > sy.id:
+	case x.id > y.id:
 		return 1
 	}
 	return 0
 }
 
-// link inserts submission i into its cell's list, in order; submissions mostly arrive in time order, so
-// this is usually an append.
-func (b *Board) link(i uint32) {
-	s := &b.subs[i]
-	c := &b.cells[int(s.team)*len(b.problems)+int(s.problem)]
+// insert puts s into cell ci in order; submissions mostly arrive in time order, so this is usually an append.
+func (b *Board) insert(ci int, s sub) {
+	c := &b.cells[ci]
 	n := len(c.subs)
-	if n == 0 || b.subCmp(c.subs[n-1], i) < 0 {
-		c.subs = append(c.subs, i)
+	if n == 0 || subCmp(c.subs[n-1], s) < 0 {
+		c.subs = append(c.subs, s)
 		return
 	}
-	at, _ := slices.BinarySearchFunc(c.subs, i, b.subCmp)
-	c.subs = slices.Insert(c.subs, at, i)
+	at, _ := slices.BinarySearchFunc(c.subs, s, subCmp)
+	c.subs = slices.Insert(c.subs, at, s)
 }
 
-func (b *Board) unlink(i uint32) {
-	s := &b.subs[i]
-	c := &b.cells[int(s.team)*len(b.problems)+int(s.problem)]
-	if at := slices.Index(c.subs, i); at >= 0 {
-		c.subs = slices.Delete(c.subs, at, at+1)
-	}
+// take removes the submission with the id key from cell ci and returns it.
+func (b *Board) take(ci int, key uint64) sub {
+	c := &b.cells[ci]
+	i := c.find(key)
+	s := c.subs[i]
+	c.subs = slices.Delete(c.subs, i, i+1)
+	return s
 }
 
 func (b *Board) applyJudgement(ev *rankd.Event) error {
@@ -136,7 +176,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	if j.ID == "" {
 		return rankd.Errorf(rankd.EINVALID, "judgement: id is required")
 	}
-	i, ok := b.lookupSub(j.SubmissionID)
+	ci, ok := b.locate(j.SubmissionID)
 	if !ok {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: unknown submission %q", j.ID, j.SubmissionID)
 	}
@@ -156,33 +196,32 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 			return rankd.Errorf(rankd.EINVALID, "judgement %s: negative subtask score", j.ID)
 		}
 	}
-	s := &b.subs[i]
+	skey, _ := idKey(j.SubmissionID)
+	c := &b.cells[ci]
+	s := &c.subs[c.find(skey)]
 	jid, _ := idKey(j.ID)
 	start := ms(j.StartTime)
-	if s.flags&subJudged != 0 {
+	if s.jtype != 0 {
 		if start < s.jStart || (start == s.jStart && jid < s.jID) {
 			b.stats.Stale++
 			return nil
 		}
 		if start == s.jStart && jid == s.jID && s.jtype == jt && s.score == j.Score &&
-			slices.Equal(b.subtasks[i], j.SubtaskScores) {
+			slices.Equal(b.subtasks[skey], j.SubtaskScores) {
 			b.stats.Stale++
 			return nil
 		}
 	}
 	s.jID, s.jStart, s.jtype, s.score = jid, start, jt, j.Score
-	s.flags |= subJudged
 	if b.contest.Rules == rankd.IOI {
 		if len(j.SubtaskScores) > 0 {
-			b.subtasks[i] = slices.Clone(j.SubtaskScores)
+			b.subtasks[skey] = slices.Clone(j.SubtaskScores)
 		} else {
-			delete(b.subtasks, i)
+			delete(b.subtasks, skey)
 		}
 	}
 	b.stats.Judgements++
-	if s.flags&subDeleted == 0 {
-		b.recompute(s.team, int(s.problem))
-	}
+	b.recompute(ci)
 	return nil
 }
 
@@ -190,11 +229,11 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 func (b *Board) gather(c *cell) []score.Sub {
 	buf := b.subBuf[:0]
 	ioi := b.contest.Rules == rankd.IOI
-	for _, i := range c.subs {
-		s := &b.subs[i]
+	for i := range c.subs {
+		s := &c.subs[i]
 		sub := score.Sub{Time: s.time, Verdict: b.jtypes[s.jtype].class, Score: s.score}
 		if ioi {
-			sub.Subtasks = b.subtasks[i]
+			sub.Subtasks = b.subtasks[s.id]
 		}
 		buf = append(buf, sub)
 	}
@@ -220,9 +259,11 @@ func (b *Board) cellResult(subs []score.Sub, v, p int) score.Result {
 	return score.ICPC(subs, w, b.penalty)
 }
 
-// recompute recomputes one cell in both views and records what changed.
-func (b *Board) recompute(t int32, p int) {
-	c := &b.cells[int(t)*len(b.problems)+p]
+// recompute recomputes cell ci in both views and records what changed.
+func (b *Board) recompute(ci int) {
+	np := len(b.problems)
+	t, p := int32(ci/np), ci%np
+	c := &b.cells[ci]
 	subs := b.gather(c)
 	for v := range b.views {
 		r := b.cellResult(subs, v, p)

@@ -95,6 +95,13 @@ func ICPC(subs []Sub, w Window, penaltyMinutes int64) Result {
 			r.Solved = true
 			r.Time = s.Time
 			r.Penalty = s.Time/60000 + tries*penaltyMinutes
+			// Nothing after the solve counts, but a hidden submission still shows as pending: whether it
+			// follows a solve is a verdict the view does not know.
+			for _, s := range subs[i+1:] {
+				if s.Time >= w.HideFrom && s.Time < w.Duration {
+					r.Pending++
+				}
+			}
 			return r
 		case Rejected:
 			r.Judged++

@@ -51,6 +51,8 @@ func TestICPC(t *testing.T) {
 			open, score.Result{Solved: true, Judged: 1, Pending: 1, Time: 120000, Penalty: 2, FirstPending: 60000}},
 		{"frozen verdicts pending", []score.Sub{{Time: 60000, Verdict: score.Rejected}, {Time: 240 * 60000, Verdict: score.Accepted}, {Time: 250 * 60000, Verdict: score.Free}},
 			score.Window{Duration: 300 * 60000, HideFrom: 240 * 60000}, score.Result{Judged: 1, Pending: 2, FirstPending: 240 * 60000}},
+		{"frozen submission after a solve still shows pending", []score.Sub{{Time: 60000, Verdict: score.Accepted}, {Time: 250 * 60000, Verdict: score.Rejected}, {Time: 300 * 60000}},
+			score.Window{Duration: 300 * 60000, HideFrom: 240 * 60000}, score.Result{Solved: true, Judged: 1, Pending: 1, Time: 60000, Penalty: 1, FirstPending: score.Never}},
 		{"outside the contest", []score.Sub{{Time: -1, Verdict: score.Accepted}, {Time: 300 * 60000, Verdict: score.Accepted}},
 			open, score.Result{FirstPending: score.Never}},
 	} {

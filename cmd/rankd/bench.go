@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -44,6 +45,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	fs.SetOutput(m.Stderr)
 	feed := fs.String("feed", "", "CCS event feed (NDJSON)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the apply phase to this file")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -71,6 +73,16 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	b := board.New()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	t1 := time.Now()
 	for i := range events {
 		ev := &events[i]
@@ -84,6 +96,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 		}
 	}
 	res.ApplySeconds = time.Since(t1).Seconds()
+	pprof.StopCPUProfile()
 	runtime.ReadMemStats(&after)
 	mallocs := after.Mallocs - before.Mallocs
 	runtime.GC()

@@ -162,7 +162,7 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 			continue
 		}
 		if _, err := b.Apply(&ev); err != nil {
-			report(fmt.Errorf("line %d: %w", rd.Line(), err))
+			report(rankd.Errorf(rankd.ErrorCode(err), "line %d: %s", rd.Line(), rankd.ErrorMessage(err)))
 		}
 	}
 	if skipped > 10 {

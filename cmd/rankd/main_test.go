@@ -1,0 +1,263 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+	"rankd/ccs/ccstest"
+	main "rankd/cmd/rankd"
+)
+
+// MustRun runs a rankd command and returns its standard output, failing the test on error.
+func MustRun(tb testing.TB, args ...string) string {
+	tb.Helper()
+	out, errOut, err := run(args...)
+	if err != nil {
+		tb.Fatalf("rankd %s: %v\n%s", strings.Join(args, " "), err, errOut)
+	}
+	return out
+}
+
+func run(args ...string) (stdout, stderr string, err error) {
+	var o, e bytes.Buffer
+	m := &main.Main{Stdout: &o, Stderr: &e}
+	err = m.Run(context.Background(), args)
+	return o.String(), e.String(), err
+}
+
+func feed(tb testing.TB, name string) string {
+	return ccstest.SharedPath(tb, "data", name, "event-feed.ndjson")
+}
+
+// MustLoad reads a feed into a board, counting the events the board refused.
+func MustLoad(tb testing.TB, path string) (*board.Board, []rankd.Award) {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	b := board.New()
+	var awards []rankd.Award
+	rd := ccs.NewReader(f)
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return b, awards
+		}
+		if err != nil {
+			tb.Fatalf("line %d: %v", rd.Line(), err)
+		}
+		if ev.Type == rankd.EventAward && !ev.Delete {
+			awards = append(awards, *ev.Award)
+		}
+		if _, err := b.Apply(&ev); err != nil {
+			tb.Fatalf("line %d: %v", rd.Line(), err)
+		}
+	}
+}
+
+func TestEUC2025(t *testing.T) {
+	b, feedAwards := MustLoad(t, feed(t, "euc2025"))
+	// The contest system's own first-to-solve awards.
+	want := map[string][]string{}
+	for _, a := range feedAwards {
+		if p, ok := strings.CutPrefix(a.ID, "first-to-solve-"); ok {
+			want[p] = a.TeamIDs
+		}
+	}
+	if len(want) != 11 {
+		t.Fatalf("the feed has %d first-to-solve awards, want 11", len(want))
+	}
+	got := b.FirstToSolve(rankd.PublicView)
+	for p, ids := range want {
+		if g := got[p]; !slices.Equal(g, ids) {
+			t.Errorf("first to solve %s: got %v, want %v", p, g, ids)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d first-to-solve problems, want %d", len(got), len(want))
+	}
+	// The finalized contest's public board is the final one: TU Delft first with 8 solved.
+	st, err := b.Standings(rankd.PublicView, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := st.Rows[0]
+	tm, _, _ := b.Team(top.TeamID)
+	if org, _ := b.Organization(tm.OrganizationID); org.Name != "TU Delft" || top.Solved != 8 || top.Rank != 1 {
+		t.Fatalf("got %s (%s) at rank %d with %d solved, want TU Delft first with 8", tm.Name, org.Name, top.Rank, top.Solved)
+	}
+	if st.Total != 53 {
+		t.Fatalf("got %d teams ranked, want 53", st.Total)
+	}
+}
+
+func TestWF47PublicFeedShowsFrozenSubmissionsPending(t *testing.T) {
+	b, _ := MustLoad(t, feed(t, "wf47"))
+	st, err := b.Standings(rankd.PublicView, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// All 545 unjudged last-hour submissions show, the 3 after their team's own earlier solve included.
+	if got := pendingOf(st); got != 545 {
+		t.Fatalf("public: got %d pending submissions, want 545", got)
+	}
+	// The jury knows those 3 follow a solve, so they do not count there.
+	jury, err := b.Standings(rankd.JuryView, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pendingOf(jury); got != 542 {
+		t.Fatalf("jury: got %d pending submissions, want 542", got)
+	}
+}
+
+func pendingOf(st rankd.Standings) int {
+	n := 0
+	for _, r := range st.Rows {
+		for _, c := range r.Cells {
+			n += c.Pending
+		}
+	}
+	return n
+}
+
+func TestStandingsCCSValidates(t *testing.T) {
+	v := ccstest.SchemaValidator(t, "scoreboard.json")
+	for _, name := range []string{"euc2025", "wf47"} {
+		for _, view := range []string{"public", "jury"} {
+			t.Run(name+"/"+view, func(t *testing.T) {
+				out := MustRun(t, "standings", "--feed", feed(t, name), "--view", view, "--format", "ccs")
+				v.Validate(t, []byte(out))
+				var sb struct {
+					Rows []struct {
+						Rank   int    `json:"rank"`
+						TeamID string `json:"team_id"`
+					} `json:"rows"`
+				}
+				if err := json.Unmarshal([]byte(out), &sb); err != nil {
+					t.Fatal(err)
+				}
+				if len(sb.Rows) == 0 || sb.Rows[0].Rank != 1 {
+					t.Fatalf("got %d rows, first %+v; want a ranked board", len(sb.Rows), sb.Rows)
+				}
+			})
+		}
+	}
+}
+
+func TestStandingsFormats(t *testing.T) {
+	euc := feed(t, "euc2025")
+	text := MustRun(t, "standings", "--feed", euc)
+	if !strings.Contains(text, "Segfault go BRRRR") || !strings.Contains(text, "public view") {
+		t.Fatalf("text output lacks the winner or the view:\n%s", text[:min(len(text), 500)])
+	}
+	csv := MustRun(t, "standings", "--feed", euc, "--format", "csv")
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) != 54 || !strings.HasPrefix(lines[1], "1,30,Segfault go BRRRR,8,") {
+		t.Fatalf("csv: got %d lines, second %q", len(lines), lines[1])
+	}
+	// At 1:00 the board is an early one; the frozen public board at 4:30 hides the last half hour.
+	early := MustRun(t, "standings", "--feed", euc, "--at", "1:00:00", "--format", "csv")
+	if strings.Contains(strings.Split(early, "\n")[1], ",8,") {
+		t.Fatalf("standings at 1:00 already show 8 solved")
+	}
+	frozen := MustRun(t, "standings", "--feed", euc, "--at", "4:30:00", "--format", "text")
+	if !strings.Contains(frozen, "Frozen from 4:00:00") {
+		t.Fatalf("standings at 4:30 do not say they are frozen:\n%s", frozen[:200])
+	}
+	group := MustRun(t, "standings", "--feed", euc, "--group", "37117", "--format", "csv")
+	if n := len(strings.Split(strings.TrimSpace(group), "\n")) - 1; n != 41 {
+		t.Fatalf("group 37117: got %d rows, want 41", n)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"nope"},
+		{"standings"},
+		{"standings", "--feed", "x", "--format", "xml"},
+		{"standings", "--feed", "x", "--view", "spy"},
+		{"standings", "--feed", filepath.Join(t.TempDir(), "missing.ndjson")},
+		{"bench"},
+		{"gen", "--rules", "chess"},
+	} {
+		if _, _, err := run(args...); err == nil {
+			t.Errorf("rankd %v: got no error", args)
+		}
+	}
+}
+
+func TestBadLinesAreReportedAndSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "feed.ndjson")
+	lines := strings.Join([]string{
+		`{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_type":"pass-fail","start_time":"2026-01-01T10:00:00Z"}}`,
+		`{"type":"judgement-types","id":"AC","data":{"id":"AC","name":"ok","penalty":false,"solved":true}}`,
+		`{"type":"problems","id":"a","data":{"id":"a","label":"A","name":"A","ordinal":0,"test_data_count":1}}`,
+		`{"type":"teams","id":"t","data":{"id":"t","name":"T","label":"t"}}`,
+		`this is not json`,
+		`{"type":"submissions","id":"1","data":{"id":"1","team_id":"ghost","problem_id":"a","contest_time":"0:10:00"}}`,
+		`{"type":"submissions","id":"2","data":{"id":"2","team_id":"t","problem_id":"a","contest_time":"0:10:00"}}`,
+		`{"type":"judgements","id":"j","data":{"id":"j","submission_id":"2","judgement_type_id":"AC","start_contest_time":"0:10:01"}}`,
+	}, "\n")
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := run("standings", "--feed", path, "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, "line 5") || !strings.Contains(errOut, `unknown team "ghost"`) || !strings.Contains(errOut, "line 6") {
+		t.Fatalf("stderr does not report the bad lines:\n%s", errOut)
+	}
+	if !strings.Contains(out, "1,t,T,1,10") {
+		t.Fatalf("the good lines were not applied:\n%s", out)
+	}
+}
+
+func TestGenAndBench(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gen.ndjson")
+	MustRun(t, "gen", "--teams", "50", "--submissions", "2000", "--seed", "7", "--out", path)
+	again := MustRun(t, "gen", "--teams", "50", "--submissions", "2000", "--seed", "7")
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(first) != again {
+		t.Fatalf("gen is not deterministic")
+	}
+	out := MustRun(t, "bench", "--feed", path, "--json")
+	last := strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])
+	var res map[string]any
+	if err := json.Unmarshal([]byte(last), &res); err != nil {
+		t.Fatalf("last line is not JSON: %q: %v", last, err)
+	}
+	for _, k := range []string{"events", "parse_seconds", "apply_seconds", "apply_events_per_sec", "ns_per_event", "allocs_per_event", "bytes_per_submission"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("bench JSON lacks %q", k)
+		}
+	}
+	if res["events"].(float64) < 2000 || res["skipped"].(float64) != 0 {
+		t.Errorf("got %v judgements applied and %v skipped, want at least 2000 and none", res["events"], res["skipped"])
+	}
+	// Every rules kind generates a feed whose CCS scoreboard validates.
+	v := ccstest.SchemaValidator(t, "scoreboard.json")
+	for _, rules := range []string{"icpc", "oi", "ioi", "ctf"} {
+		p := filepath.Join(t.TempDir(), rules+".ndjson")
+		MustRun(t, "gen", "--rules", rules, "--teams", "20", "--submissions", "300", "--out", p)
+		v.Validate(t, []byte(MustRun(t, "standings", "--feed", p, "--format", "ccs")))
+	}
+}
