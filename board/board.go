@@ -91,6 +91,10 @@ type team struct {
 	banned  bool
 	groups  []int
 	rows    [2]rowAgg
+	// acc is the row's ICPC totals kept up to date cell by cell, when accOK; commit then need not read every
+	// cell of the row. Integer sums make it exact; score totals are always recomputed, in one order.
+	acc     [2]rowAgg
+	accOK   [2]bool
 	dirty   [2]uint32 // epoch in which the row was marked changed, per view
 	known   [2]uint32 // epoch in which oldRank was captured before the row left its place (moved)
 	moved   [2]uint32 // epoch in which the row's place changed

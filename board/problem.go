@@ -11,8 +11,26 @@ import (
 // state (first to solve, CTF solvers) that depends on it in step.
 func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	b.mark(v, t)
+	tm := &b.teams[t]
 	if v == jury {
-		b.teams[t].ownDirty = b.epoch
+		tm.ownDirty = b.epoch
+	}
+	if tm.accOK[v] && b.contest.Rules == rankd.ICPC {
+		a := &tm.acc[v]
+		if old.Solved {
+			a.solved--
+			a.penalty -= old.Penalty
+		}
+		if cur.Solved {
+			a.solved++
+			a.penalty += cur.Penalty
+		}
+		switch {
+		case cur.Solved && cur.Time >= a.time:
+			a.time = cur.Time
+		case old.Solved && old.Time == a.time:
+			tm.accOK[v] = false // the last solve moved earlier or went: only the cells know the new one
+		}
 	}
 	if !b.ranked(t) {
 		return

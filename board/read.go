@@ -5,7 +5,6 @@ import (
 
 	"rankd"
 	"rankd/rankindex"
-	"rankd/score"
 )
 
 // Standings returns the page of view v starting at position offset with at most limit rows (limit < 0: all),
@@ -205,8 +204,12 @@ func (b *Board) render(cv, mv int, t int32, agg rowAgg, rank int) rankd.Row {
 	return r
 }
 
-// firstToSolve reports whether team t holds the first solve of problem p in view v.
+// firstToSolve reports whether team t holds the first solve of problem p in view v. OI and IOI problems
+// have scores, not solves: nobody is first to solve them.
 func (b *Board) firstToSolve(v int, t int32, p int) bool {
+	if b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI {
+		return false
+	}
 	f := &b.views[v].fts[p]
 	res := &b.cellAt(t, p).res[v]
 	return f.awarded() && b.ranked(t) && res.Solved && res.Time == f.min
@@ -214,12 +217,12 @@ func (b *Board) firstToSolve(v int, t int32, p int) bool {
 
 // FirstToSolve returns, per problem id, the teams holding its first solve in view v (several when they
 // solved it at the same time); a problem not yet awarded, or with an earlier submission still pending, is
-// absent.
+// absent, and so is every OI or IOI problem.
 func (b *Board) FirstToSolve(v rankd.View) map[string][]string {
 	vi := viewIndex(v.Kind)
 	out := map[string][]string{}
 	for _, p := range b.order {
-		if !b.views[vi].fts[p].awarded() {
+		if !b.views[vi].fts[p].awarded() || b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI {
 			continue
 		}
 		for t := range b.teams {
@@ -231,6 +234,3 @@ func (b *Board) FirstToSolve(v rankd.View) map[string][]string {
 	}
 	return out
 }
-
-// Never is re-exported for callers comparing cell times.
-var _ = score.Never

@@ -49,6 +49,7 @@ func (b *Board) touchAll() {
 	for t := range b.teams {
 		b.markAll(int32(t))
 		b.teams[t].ownDirty = b.epoch
+		b.teams[t].accOK = [2]bool{}
 	}
 }
 
@@ -73,7 +74,14 @@ func (b *Board) commit() {
 		// Old ranks first, while every index still holds the old order.
 		for _, t := range vw.dirty {
 			tm := &b.teams[t]
-			agg := b.computeRow(v, t, false)
+			var agg rowAgg
+			if tm.accOK[v] && b.contest.Rules == rankd.ICPC {
+				agg = tm.acc[v]
+				agg.key = b.key(&agg)
+			} else {
+				agg = b.computeRow(v, t, false)
+				tm.acc[v], tm.accOK[v] = agg, true
+			}
 			if agg.key != tm.rows[v].key || tm.known[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
 				if tm.known[v] != b.epoch {
 					tm.oldRank[v] = int32(b.rank(v, t))
@@ -250,6 +258,7 @@ func (b *Board) recomputeView(v int) {
 			if r != c.res[v] {
 				c.res[v] = r
 				b.mark(v, int32(t))
+				b.teams[t].accOK[v] = false
 				if v == jury {
 					b.teams[t].ownDirty = b.epoch
 				}

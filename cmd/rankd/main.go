@@ -39,6 +39,7 @@ const usage = `rankd: a real-time scoreboard for ICPC, OI/IOI and CTF contests.
 
 Usage:
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
+  rankd awards --feed FILE [--view public|jury] [--at TIME]
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]
 
@@ -55,6 +56,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	switch cmd {
 	case "standings":
 		return m.standings(ctx, rest)
+	case "awards":
+		return m.awards(ctx, rest)
 	case "gen":
 		return m.gen(ctx, rest)
 	case "bench":

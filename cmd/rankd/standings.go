@@ -72,6 +72,37 @@ func (m *Main) standings(ctx context.Context, args []string) error {
 	return writeText(m.Stdout, b, st)
 }
 
+func (m *Main) awards(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("awards", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	feed := fs.String("feed", "", "CCS event feed (NDJSON), or - for standard input")
+	viewName := fs.String("view", "public", "view: public or jury")
+	atFlag := fs.String("at", "", "awards at this contest time (H:MM:SS) or absolute time (RFC 3339)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *feed == "" || fs.NArg() > 0 {
+		fmt.Fprintln(m.Stderr, "rankd awards: --feed FILE is required")
+		fs.Usage()
+		return errUsage
+	}
+	view, err := rankd.ParseView(*viewName)
+	if err != nil {
+		return err
+	}
+	at, err := parseAt(*atFlag)
+	if err != nil {
+		return err
+	}
+	b, err := m.load(ctx, *feed, at)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(ccs.Awards(b.Awards(view)))
+}
+
 // atTime is the moment asked for with --at: a contest time, or an absolute time resolved once the contest's
 // start is known.
 type atTime struct {
