@@ -340,12 +340,10 @@ func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 	oldGroups := tm.groups
 	reorder := tm.info.Name != info.Name
 	if wasRanked {
-		// Off every index first: a new name changes the tie order the indexes were built with, and the
+		// Off every index at commit: a new name changes the tie order the indexes were built with, and the
 		// groups may change.
 		b.markAll(t)
-		for v := range b.views {
-			b.unindexView(v, t, oldGroups)
-		}
+		tm.leave, tm.leaveGroups = b.epoch, oldGroups
 	}
 	tm.info, tm.defined, tm.banned = info, defined, banned
 	tm.groups = tm.groups[:0:0]
@@ -354,6 +352,12 @@ func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 	}
 	nowRanked := b.ranked(t)
 	b.markAll(t) // commit puts the row back where it now belongs
+	if at := slices.Index(b.unranked, t); at >= 0 {
+		b.unranked = slices.Delete(b.unranked, at, at+1)
+	}
+	if defined && !nowRanked {
+		b.unranked = append(b.unranked, t)
+	}
 	if wasRanked != nowRanked || (nowRanked && reorder) {
 		// Who counts for first to solve and for CTF solver counts changed.
 		b.recountTeamProblems(t)

@@ -40,8 +40,9 @@ type Board struct {
 	probIdx  map[string]int
 	order    []int // problem indexes in display order
 
-	teams   []team
-	teamIdx map[string]int32
+	teams    []team
+	teamIdx  map[string]int32
+	unranked []int32 // defined teams that are hidden or banned
 
 	groups   []group
 	groupIdx map[string]int
@@ -101,6 +102,10 @@ type team struct {
 	oldRank [2]int32
 	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
 	ownDirty uint32
+	// leave is the epoch in which the team must come off the indexes (of leaveGroups) before commit puts it
+	// back where it now belongs: unranked, regrouped or renamed. Commit does it after reading old ranks.
+	leave       uint32
+	leaveGroups []int
 }
 
 // rowAgg is a row's totals in one view.

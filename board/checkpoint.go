@@ -109,6 +109,9 @@ func Restore(data []byte) (*Board, error) {
 		len(s.TeamDef) != len(s.Teams) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint")
 	}
+	if err := s.unique(); err != nil {
+		return nil, err
+	}
 	b := New()
 	b.begin()
 	b.contest, b.hasRules, b.state = s.Contest, s.HasRules, s.State
@@ -136,7 +139,7 @@ func Restore(data []byte) (*Board, error) {
 		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
 	}
 	for i := range n {
-		if int(s.SubTeam[i]) >= len(b.teams) || int(s.SubProb[i]) >= len(b.problems) || int(s.SubJType[i]) >= len(b.jtypes) {
+		if s.SubTeam[i] < 0 || int(s.SubTeam[i]) >= len(b.teams) || int(s.SubProb[i]) >= len(b.problems) || int(s.SubJType[i]) >= len(b.jtypes) {
 			return nil, rankd.Errorf(rankd.EINVALID, "restore: submission %d refers to an unknown object", i)
 		}
 		ci := int(s.SubTeam[i])*len(b.problems) + int(s.SubProb[i])
@@ -162,4 +165,29 @@ func Restore(data []byte) (*Board, error) {
 	b.discard()
 	b.ownSeq, b.stats = s.OwnSeq, s.Stats
 	return b, nil
+}
+
+// unique checks that no two objects of a kind share an id: a checkpoint never holds such, a damaged one may.
+func (s *snapshot) unique() error {
+	seen := map[string]bool{}
+	check := func(kind string, n int, id func(int) string) error {
+		clear(seen)
+		for i := range n {
+			if seen[id(i)] {
+				return rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint: two %s with id %q", kind, id(i))
+			}
+			seen[id(i)] = true
+		}
+		return nil
+	}
+	if err := check("judgement types", len(s.JTypes), func(i int) string { return s.JTypes[i].ID }); err != nil {
+		return err
+	}
+	if err := check("problems", len(s.Problems), func(i int) string { return s.Problems[i].ID }); err != nil {
+		return err
+	}
+	if err := check("groups", len(s.Groups), func(i int) string { return s.Groups[i].ID }); err != nil {
+		return err
+	}
+	return check("teams", len(s.Teams), func(i int) string { return s.Teams[i].ID })
 }

@@ -148,6 +148,12 @@ func (b *Board) markSolvers(v, p, first int, countChanged bool) {
 	list := b.views[v].solvers[p]
 	if countChanged && b.problems[p].info.Function != rankd.ValueStatic {
 		first = 0
+		// Unranked solvers hold the value too (their rows show it); there are few of them.
+		for _, t := range b.unranked {
+			if b.cellAt(t, p).res[v].Solved {
+				b.mark(v, t)
+			}
+		}
 	} else {
 		// Up to and including the place just past the bonuses: its occupant may have been pushed out.
 		list = list[:min(len(list), len(b.contest.FirstBlood)+1)]

@@ -91,7 +91,11 @@ func (b *Board) commit() {
 			tm.rows[v] = agg
 		}
 		for _, t := range vw.dirty {
-			if b.teams[t].moved[v] == b.epoch {
+			tm := &b.teams[t]
+			if tm.leave == b.epoch {
+				b.unindexView(v, t, tm.leaveGroups)
+			}
+			if tm.moved[v] == b.epoch {
 				b.reindex(v, t)
 			}
 		}

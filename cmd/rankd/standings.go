@@ -189,8 +189,11 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 			report(err)
 			continue
 		}
-		if at.set && !keepAt(b, &ev, at.contestTime(b)) {
-			continue
+		if at.set {
+			var known bool
+			if ev, known = board.AsOf(ev, at.contestTime(b), start(b)); !known {
+				continue
+			}
 		}
 		if _, err := b.Apply(&ev); err != nil {
 			report(rankd.Errorf(rankd.ErrorCode(err), "line %d: %s", rd.Line(), rankd.ErrorMessage(err)))
@@ -203,29 +206,6 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 		fmt.Fprintf(m.Stderr, "rankd: %d submissions outside the contest time do not count\n", st.Outside)
 	}
 	return b, nil
-}
-
-// keepAt reports whether an event was known at contest time at, trimming a state event to what had happened.
-func keepAt(b *board.Board, ev *rankd.Event, at time.Duration) bool {
-	switch ev.Type {
-	case rankd.EventSubmission:
-		return ev.Delete || ev.Submission.Time < at
-	case rankd.EventJudgement:
-		return ev.Delete || ev.Judgement.KnownAt() <= at
-	case rankd.EventState:
-		if ev.State == nil {
-			return true
-		}
-		s := *ev.State
-		limit := start(b).Add(at)
-		for _, f := range []**time.Time{&s.Started, &s.Frozen, &s.Ended, &s.Thawed, &s.Finalized, &s.EndOfUpdates} {
-			if *f != nil && (*f).After(limit) {
-				*f = nil
-			}
-		}
-		ev.State = &s
-	}
-	return true
 }
 
 func teamName(b *board.Board, id string) string {

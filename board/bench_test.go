@@ -1,0 +1,77 @@
+package board_test
+
+import (
+	"slices"
+	"testing"
+
+	"rankd"
+	"rankd/board"
+	"rankd/gen"
+)
+
+// genEvents returns a generated contest's events, owning their objects (the generator reuses its own).
+func genEvents(tb testing.TB, cfg gen.Config) []rankd.Event {
+	tb.Helper()
+	var evs []rankd.Event
+	err := gen.Generate(cfg.WithDefaults(), func(ev rankd.Event) error {
+		switch {
+		case ev.Submission != nil:
+			ev.Submission = ptr(*ev.Submission)
+		case ev.Judgement != nil:
+			j := *ev.Judgement
+			j.SubtaskScores = slices.Clone(j.SubtaskScores)
+			ev.Judgement = &j
+		case ev.Team != nil:
+			ev.Team = ptr(*ev.Team)
+		case ev.Problem != nil:
+			ev.Problem = ptr(*ev.Problem)
+		case ev.Organization != nil:
+			ev.Organization = ptr(*ev.Organization)
+		case ev.Group != nil:
+			ev.Group = ptr(*ev.Group)
+		case ev.Contest != nil:
+			ev.Contest = ptr(*ev.Contest)
+		case ev.JudgementType != nil:
+			ev.JudgementType = ptr(*ev.JudgementType)
+		}
+		evs = append(evs, ev)
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return evs
+}
+
+// BenchmarkApply applies a whole generated contest to a fresh board per iteration and reports the cost per
+// event and per judgement. The CTF contest is smaller: with retroactive dynamic values every solve moves all
+// the challenge's solvers, so its cost grows with teams × solves.
+func BenchmarkApply(b *testing.B) {
+	for _, c := range []gen.Config{
+		{Seed: 1, Rules: rankd.ICPC, Teams: 10000, Problems: 12, Submissions: 200000},
+		{Seed: 1, Rules: rankd.OI, Teams: 10000, Problems: 12, Submissions: 200000},
+		{Seed: 1, Rules: rankd.CTF, Teams: 1000, Problems: 12, Submissions: 20000},
+	} {
+		b.Run(c.Rules.String(), func(b *testing.B) {
+			evs := genEvents(b, c)
+			judgements := 0
+			for i := range evs {
+				if evs[i].Type == rankd.EventJudgement {
+					judgements++
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				bd := board.New()
+				for i := range evs {
+					if _, err := bd.Apply(&evs[i]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*judgements), "ns/judgement")
+		})
+	}
+}
