@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"rankd"
 )
@@ -13,7 +15,9 @@ import (
 const checkpointVersion = 1
 
 // snapshot is what a checkpoint holds: every object and submission, with each submission's counting
-// judgement, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it.
+// judgement, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it. It has
+// no maps: gob sizes a map from its stored length before reading it, so a damaged length could exhaust
+// memory, and map order would make checkpoints of equal boards differ.
 type snapshot struct {
 	Version  int
 	Contest  rankd.Contest
@@ -31,7 +35,8 @@ type snapshot struct {
 
 	// Submissions as columns, so that gob packs them.
 	SubID     []uint64
-	SubStrID  map[uint32]string
+	StrAt     []uint32 // positions of the submissions whose id is not numeric
+	StrIDs    []string // their ids
 	SubTime   []int64
 	SubTeam   []int32
 	SubProb   []uint16
@@ -39,7 +44,8 @@ type snapshot struct {
 	SubJStart []int64
 	SubJID    []uint64
 	SubScore  []float64
-	Subtasks  map[uint64][]float64
+	SubtaskOf []uint64    // submission id keys with IOI subtask scores
+	Subtasks  [][]float64 // their scores
 
 	Seq    [2]uint64
 	OwnSeq []uint64
@@ -50,7 +56,6 @@ type snapshot struct {
 func (b *Board) Checkpoint() ([]byte, error) {
 	s := snapshot{
 		Version: checkpointVersion, Contest: b.contest, HasRules: b.hasRules, State: b.state,
-		SubStrID: make(map[uint32]string, len(b.subStr)), Subtasks: b.subtasks,
 		Seq: [2]uint64{b.views[0].seq, b.views[1].seq}, OwnSeq: b.ownSeq, Stats: b.stats,
 	}
 	for _, jt := range b.jtypes[1:] {
@@ -67,6 +72,14 @@ func (b *Board) Checkpoint() ([]byte, error) {
 	for _, o := range b.orgs {
 		s.Orgs = append(s.Orgs, o)
 	}
+	slices.SortFunc(s.Orgs, func(x, y rankd.Organization) int { return strings.Compare(x.ID, y.ID) })
+	for k := range b.subtasks {
+		s.SubtaskOf = append(s.SubtaskOf, k)
+	}
+	slices.Sort(s.SubtaskOf)
+	for _, k := range s.SubtaskOf {
+		s.Subtasks = append(s.Subtasks, b.subtasks[k])
+	}
 	for _, t := range b.teams {
 		s.Teams = append(s.Teams, t.info)
 		s.TeamDef = append(s.TeamDef, t.defined)
@@ -81,7 +94,7 @@ func (b *Board) Checkpoint() ([]byte, error) {
 	for ci := range b.cells {
 		for _, r := range b.cells[ci].subs {
 			if str, ok := strIDs[r.id]; ok {
-				s.SubStrID[uint32(len(s.SubID))] = str
+				s.StrAt, s.StrIDs = append(s.StrAt, uint32(len(s.SubID))), append(s.StrIDs, str)
 			}
 			s.SubID, s.SubTime, s.SubTeam, s.SubProb = append(s.SubID, r.id), append(s.SubTime, r.time), append(s.SubTeam, int32(ci/np)), append(s.SubProb, uint16(ci%np))
 			s.SubJType, s.SubJStart, s.SubJID, s.SubScore = append(s.SubJType, r.jtype), append(s.SubJStart, r.jStart), append(s.SubJID, r.jID), append(s.SubScore, r.score)
@@ -106,7 +119,7 @@ func Restore(data []byte) (*Board, error) {
 	n := len(s.SubID)
 	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||
 		len(s.Deleted) != len(s.Problems) || len(s.GroupDef) != len(s.Groups) ||
-		len(s.TeamDef) != len(s.Teams) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) {
+		len(s.TeamDef) != len(s.Teams) || len(s.StrAt) != len(s.StrIDs) || len(s.SubtaskOf) != len(s.Subtasks) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint")
 	}
 	if err := s.unique(); err != nil {
@@ -138,12 +151,16 @@ func Restore(data []byte) (*Board, error) {
 		t := b.addTeam(info.ID)
 		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
 	}
+	strIDs := make(map[uint32]string, len(s.StrAt))
+	for i, at := range s.StrAt {
+		strIDs[at] = s.StrIDs[i]
+	}
 	for i := range n {
 		if s.SubTeam[i] < 0 || int(s.SubTeam[i]) >= len(b.teams) || int(s.SubProb[i]) >= len(b.problems) || int(s.SubJType[i]) >= len(b.jtypes) {
 			return nil, rankd.Errorf(rankd.EINVALID, "restore: submission %d refers to an unknown object", i)
 		}
 		ci := int(s.SubTeam[i])*len(b.problems) + int(s.SubProb[i])
-		id, numeric := s.SubStrID[uint32(i)], false
+		id, numeric := strIDs[uint32(i)], false
 		if id == "" {
 			id, numeric = strconv.FormatUint(s.SubID[i], 10), true
 		}
@@ -151,8 +168,8 @@ func Restore(data []byte) (*Board, error) {
 		b.place(id, s.SubID[i], numeric, ci)
 		b.insert(ci, sub{id: s.SubID[i], time: s.SubTime[i], jtype: s.SubJType[i], jStart: s.SubJStart[i], jID: s.SubJID[i], score: s.SubScore[i]})
 	}
-	if s.Subtasks != nil {
-		b.subtasks = s.Subtasks
+	for i, k := range s.SubtaskOf {
+		b.subtasks[k] = s.Subtasks[i]
 	}
 	b.rebuild()
 	for v := range b.views {
