@@ -48,7 +48,7 @@ func (m *Main) gen(ctx context.Context, args []string) error {
 	if cfg.Freeze == 0 {
 		cfg.Freeze = gen.NoFreeze
 	}
-	var w io.Writer = m.Stdout
+	w := io.Writer(m.Stdout)
 	if *out != "-" {
 		f, err := os.Create(*out)
 		if err != nil {
