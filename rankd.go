@@ -103,7 +103,8 @@ type Contest struct {
 	Duration time.Duration
 	// FreezeDuration is the length of the frozen last part of the contest; 0 means no freeze.
 	FreezeDuration time.Duration
-	// PenaltyTime is the ICPC penalty per rejected submission before the accepted one.
+	// PenaltyTime is the ICPC penalty per rejected submission before the accepted one, in whole minutes. Zero
+	// means none: readers of feeds that give no penalty use DefaultPenaltyTime.
 	PenaltyTime time.Duration
 
 	// OIMode chooses best or last submission under OI rules.
@@ -148,8 +149,8 @@ func (c *Contest) Validate() error {
 		return Errorf(EINVALID, "contest %s: duration must be positive", c.ID)
 	case c.FreezeDuration < 0 || c.FreezeDuration > c.Duration:
 		return Errorf(EINVALID, "contest %s: freeze duration must be between 0 and the duration", c.ID)
-	case c.PenaltyTime < 0:
-		return Errorf(EINVALID, "contest %s: penalty time must not be negative", c.ID)
+	case c.PenaltyTime < 0 || c.PenaltyTime%time.Minute != 0:
+		return Errorf(EINVALID, "contest %s: penalty time must be a whole number of minutes, not negative", c.ID)
 	case c.Medals.Gold < 0 || c.Medals.Silver < 0 || c.Medals.Bronze < 0:
 		return Errorf(EINVALID, "contest %s: medal counts must not be negative", c.ID)
 	}
@@ -228,8 +229,8 @@ type Submission struct {
 }
 
 // Judgement is a verdict on a submission. Of a submission's judgements with a verdict, the one started last
-// (ordered by StartTime, then by ID, numerically when both are numbers) is the one that counts: a rejudge is a
-// new judgement. A judgement without a verdict (TypeID "") leaves the submission pending, or with its earlier
+// counts (ordered by StartTime, then by ID: numeric ids by value and before others, which are ordered by a
+// hash — deterministic, not alphabetical): a rejudge is a new judgement. A judgement without a verdict (TypeID "") leaves the submission pending, or with its earlier
 // verdict.
 type Judgement struct {
 	ID           string

@@ -14,6 +14,9 @@ import (
 // a malformed one EINVALID. Applying the same event twice changes nothing the second time.
 func (b *Board) Apply(ev *rankd.Event) (*Change, error) {
 	b.begin()
+	if !ev.Delete && !carries(ev) {
+		return &b.change, rankd.Errorf(rankd.EINVALID, "%s event %q without its object", ev.Type, ev.ID)
+	}
 	var err error
 	switch ev.Type {
 	case rankd.EventContest:
@@ -50,6 +53,29 @@ func (b *Board) Apply(ev *rankd.Event) (*Change, error) {
 	return &b.change, nil
 }
 
+// carries reports whether an event that is not a deletion holds the object of its type.
+func carries(ev *rankd.Event) bool {
+	switch ev.Type {
+	case rankd.EventContest:
+		return ev.Contest != nil
+	case rankd.EventJudgementType:
+		return ev.JudgementType != nil
+	case rankd.EventProblem:
+		return ev.Problem != nil
+	case rankd.EventGroup:
+		return ev.Group != nil
+	case rankd.EventOrganization:
+		return ev.Organization != nil
+	case rankd.EventTeam:
+		return ev.Team != nil
+	case rankd.EventSubmission:
+		return ev.Submission != nil
+	case rankd.EventJudgement:
+		return ev.Judgement != nil
+	}
+	return true // a state or ban without an object, or an award, means something on its own
+}
+
 func (b *Board) needContest(what string) error {
 	if !b.hasRules {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "%s before the contest is defined", what)
@@ -58,14 +84,11 @@ func (b *Board) needContest(what string) error {
 }
 
 func (b *Board) applyContest(ev *rankd.Event) error {
-	if ev.Delete || ev.Contest == nil {
+	if ev.Delete {
 		return rankd.Errorf(rankd.EINVALID, "contest: cannot delete the contest")
 	}
 	c := *ev.Contest
 	c.FirstBlood = slices.Clone(c.FirstBlood)
-	if c.PenaltyTime == 0 && c.Rules == rankd.ICPC {
-		c.PenaltyTime = rankd.DefaultPenaltyTime
-	}
 	if err := c.Validate(); err != nil {
 		return err
 	}
@@ -86,7 +109,7 @@ func (b *Board) applyContest(ev *rankd.Event) error {
 
 func (b *Board) applyJudgementType(ev *rankd.Event) error {
 	if ev.Delete {
-		// A type still used by a judgement keeps scoring as it did; an unused one simply stops being known.
+		// Judgements keep the type they were given, and it keeps scoring as it did.
 		return nil
 	}
 	jt := *ev.JudgementType
@@ -128,6 +151,11 @@ func (b *Board) applyProblem(ev *rankd.Event) error {
 	}
 	if pr.Value < 0 || pr.Minimum < 0 || pr.Decay < 0 {
 		return rankd.Errorf(rankd.EINVALID, "problem %s: value, minimum and decay must not be negative", pr.ID)
+	}
+	if pr.Function == rankd.ValueLinear || pr.Function == rankd.ValueLogarithmic {
+		if pr.Minimum > pr.Value {
+			return rankd.Errorf(rankd.EINVALID, "problem %s: minimum %d above the initial value %d", pr.ID, pr.Minimum, pr.Value)
+		}
 	}
 	if p, ok := b.probIdx[pr.ID]; ok {
 		old := b.problems[p]
@@ -234,12 +262,31 @@ func (b *Board) applyGroup(ev *rankd.Event) error {
 		}
 	}
 	g := b.group(id)
+	wasHidden := b.groups[g].defined && b.groups[g].info.Hidden
 	if ev.Delete {
 		b.groups[g] = group{info: rankd.Group{ID: id}}
-		return nil
+	} else {
+		b.groups[g] = group{info: *ev.Group, defined: true}
 	}
-	b.groups[g] = group{info: *ev.Group, defined: true}
+	if wasHidden != (b.groups[g].defined && b.groups[g].info.Hidden) {
+		// Its teams come off or onto the boards.
+		for t := range b.teams {
+			if tm := &b.teams[t]; slices.Contains(tm.groups, g) {
+				b.setTeam(int32(t), tm.info, tm.defined, tm.banned)
+			}
+		}
+	}
 	return nil
+}
+
+// inHiddenGroup reports whether one of the groups with the ids is defined and hidden.
+func (b *Board) inHiddenGroup(ids []string) bool {
+	for _, id := range ids {
+		if g, ok := b.groupIdx[id]; ok && b.groups[g].defined && b.groups[g].info.Hidden {
+			return true
+		}
+	}
+	return false
 }
 
 // group returns the index of the group with the id, adding it when unknown: teams may name a group before
@@ -333,7 +380,8 @@ func (b *Board) applyBan(ev *rankd.Event) error {
 // setTeam changes a team's definition, visibility or ban, moving it on or off every board at once.
 func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 	tm := &b.teams[t]
-	if tm.defined == defined && tm.banned == banned && equalTeam(&tm.info, &info) {
+	hiddenGroup := b.inHiddenGroup(info.GroupIDs)
+	if tm.defined == defined && tm.banned == banned && tm.hiddenGroup == hiddenGroup && equalTeam(&tm.info, &info) {
 		return
 	}
 	wasRanked := b.ranked(t)
@@ -345,18 +393,20 @@ func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 		b.markAll(t)
 		tm.leave, tm.leaveGroups = b.epoch, oldGroups
 	}
-	tm.info, tm.defined, tm.banned = info, defined, banned
+	tm.info, tm.defined, tm.banned, tm.hiddenGroup = info, defined, banned, hiddenGroup
 	tm.groups = tm.groups[:0:0]
 	for _, gid := range info.GroupIDs {
 		tm.groups = append(tm.groups, b.group(gid))
 	}
 	nowRanked := b.ranked(t)
 	b.markAll(t) // commit puts the row back where it now belongs
-	if at := slices.Index(b.unranked, t); at >= 0 {
+	// Kept sorted, so rows are marked in the same order however the board got here.
+	at, found := slices.BinarySearch(b.unranked, t)
+	switch {
+	case found && (nowRanked || !defined):
 		b.unranked = slices.Delete(b.unranked, at, at+1)
-	}
-	if defined && !nowRanked {
-		b.unranked = append(b.unranked, t)
+	case !found && defined && !nowRanked:
+		b.unranked = slices.Insert(b.unranked, at, t)
 	}
 	if wasRanked != nowRanked || (nowRanked && reorder) {
 		// Who counts for first to solve and for CTF solver counts changed.
@@ -374,7 +424,7 @@ func (b *Board) applyState(ev *rankd.Event) error {
 	return nil
 }
 
-// hideFrom returns the time from which the public view hides verdicts.
+// publicHideFrom returns the time from which the public view hides verdicts.
 func (b *Board) publicHideFrom() int64 {
 	switch {
 	case b.state.Revealed():

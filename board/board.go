@@ -68,7 +68,7 @@ type Board struct {
 	best     []float64
 	change   Change
 	teamRows []RowChange
-	epoch    uint32
+	epoch    uint64
 }
 
 type jtype struct {
@@ -90,21 +90,23 @@ type team struct {
 	info    rankd.Team
 	defined bool
 	banned  bool
-	groups  []int
+	// hiddenGroup: the team is in a hidden group, which takes it off the boards as CCS and DOMjudge do.
+	hiddenGroup bool
+	groups      []int
 	rows    [2]rowAgg
 	// acc is the row's ICPC totals kept up to date cell by cell, when accOK; commit then need not read every
 	// cell of the row. Integer sums make it exact; score totals are always recomputed, in one order.
 	acc     [2]rowAgg
 	accOK   [2]bool
-	dirty   [2]uint32 // epoch in which the row was marked changed, per view
-	known   [2]uint32 // epoch in which oldRank was captured before the row left its place (moved)
-	moved   [2]uint32 // epoch in which the row's place changed
+	dirty   [2]uint64 // epoch in which the row was marked changed, per view
+	known   [2]uint64 // epoch in which oldRank was captured before the row left its place (moved)
+	moved   [2]uint64 // epoch in which the row's place changed
 	oldRank [2]int32
 	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
-	ownDirty uint32
+	ownDirty uint64
 	// leave is the epoch in which the team must come off the indexes (of leaveGroups) before commit puts it
 	// back where it now belongs: unranked, regrouped or renamed. Commit does it after reading old ranks.
-	leave       uint32
+	leave       uint64
 	leaveGroups []int
 }
 
@@ -162,7 +164,7 @@ type Stats struct {
 	Outside int
 	// Stale counts judgements older than the one already counting for their submission, and duplicates.
 	Stale int
-	// Pending counts judgements without a verdict, which change nothing.
+	// NoVerdict counts judgements without a verdict, which change nothing.
 	NoVerdict int
 }
 
@@ -228,7 +230,18 @@ func (b *Board) Contest() rankd.Contest { return b.contest }
 func (b *Board) State() rankd.State { return b.state }
 
 // Stats returns the counts of what the board applied and skipped.
-func (b *Board) Stats() Stats { return b.stats }
+func (b *Board) Stats() Stats {
+	st := b.stats
+	st.Outside = 0
+	for ci := range b.cells {
+		for _, s := range b.cells[ci].subs {
+			if s.time < 0 || s.time >= b.dur {
+				st.Outside++
+			}
+		}
+	}
+	return st
+}
 
 // Seq returns the sequence number of a view.
 func (b *Board) Seq(v rankd.View) uint64 {
@@ -306,7 +319,14 @@ func (b *Board) JudgementTypes() []rankd.JudgementType {
 
 func (b *Board) ranked(t int32) bool {
 	tm := &b.teams[t]
-	return tm.defined && !tm.info.Hidden && !tm.banned
+	return tm.defined && !tm.info.Hidden && !tm.banned && !tm.hiddenGroup
 }
 
-func ms(d time.Duration) int64 { return d.Milliseconds() }
+// ms converts a contest time to milliseconds, rounding down: -0.5 ms is before the start, not at it.
+func ms(d time.Duration) int64 {
+	m := int64(d / time.Millisecond)
+	if d%time.Millisecond < 0 {
+		m--
+	}
+	return m
+}

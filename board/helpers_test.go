@@ -23,7 +23,7 @@ func contestEv(c rankd.Contest) rankd.Event {
 }
 
 func icpc() rankd.Event {
-	return contestEv(rankd.Contest{Rules: rankd.ICPC, FreezeDuration: time.Hour})
+	return contestEv(rankd.Contest{Rules: rankd.ICPC, FreezeDuration: time.Hour, PenaltyTime: rankd.DefaultPenaltyTime})
 }
 
 func jtEv(id string, solved, penalty bool) rankd.Event {

@@ -15,6 +15,9 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	if v == jury {
 		tm.ownDirty = b.epoch
 	}
+	if b.problems[p].deleted {
+		return // off every row; restoring the problem rebuilds everything
+	}
 	if tm.accOK[v] && b.contest.Rules == rankd.ICPC {
 		a := &tm.acc[v]
 		if old.Solved {
@@ -35,7 +38,9 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	if !b.ranked(t) {
 		return
 	}
-	b.updateFTS(v, t, p, old, cur)
+	if b.hasFirstToSolve() {
+		b.updateFTS(v, t, p, old, cur)
+	}
 	if b.contest.Rules == rankd.CTF && (old.Solved != cur.Solved || old.Time != cur.Time) {
 		b.updateSolvers(v, t, p, old, cur)
 	}
@@ -73,6 +78,9 @@ func (b *Board) updateFTS(v int, t int32, p int, old, cur *score.Result) {
 
 // markFTSHolders marks the rows whose first-to-solve mark on problem p changed since before.
 func (b *Board) markFTSHolders(v, p int, before ftsState) {
+	if !b.hasFirstToSolve() {
+		return
+	}
 	f := &b.views[v].fts[p]
 	if f.awarded() == before.awarded() && (!f.awarded() || f.min == before.min) {
 		return
@@ -88,6 +96,10 @@ func (b *Board) markFTSHolders(v, p int, before ftsState) {
 // recountFTS recomputes the first-to-solve state of problem p in view v from its cells.
 func (b *Board) recountFTS(v, p int) {
 	f := ftsState{min: score.Never}
+	if !b.hasFirstToSolve() {
+		b.views[v].fts[p] = f
+		return
+	}
 	for t := range b.teams {
 		if !b.ranked(int32(t)) {
 			continue
@@ -205,7 +217,12 @@ func (b *Board) recountSolvers(v, p int) {
 	b.markSolvers(v, p, first, len(list) != len(old))
 }
 
-// ctfValue is the value challenge p has for its solvers in view v.
+// hasFirstToSolve reports whether the rules know solves: OI and IOI problems have scores instead.
+func (b *Board) hasFirstToSolve() bool {
+	return b.contest.Rules == rankd.ICPC || b.contest.Rules == rankd.CTF
+}
+
+// ctfValue is the value challenge p has for n solvers.
 func (b *Board) ctfValue(p int, n int) int64 {
 	pr := &b.problems[p].info
 	switch pr.Function {

@@ -129,9 +129,6 @@ func drawLog(t *rapid.T, o logOpts) *genLog {
 	}
 	g := &genLog{setup: cat([]rankd.Event{contestEv(c)}, verdicts())}
 	g.contest = *g.setup[0].Contest
-	if g.contest.Rules == rankd.ICPC && g.contest.PenaltyTime == 0 {
-		g.contest.PenaltyTime = rankd.DefaultPenaltyTime
-	}
 
 	var problems []rankd.Problem
 	for i := range draw(t, "problems", 2, 4) {
@@ -425,8 +422,13 @@ func mustStandings(f fataler, b *board.Board, v rankd.View, group string) rankd.
 	return st
 }
 
+// mustRow returns a team's row in a view; a hidden or banned team's row outside the jury view and its own
+// team view does not exist (not found), which reads as a row with rank -1.
 func mustRow(f fataler, b *board.Board, v rankd.View, team string) rankd.Row {
 	r, err := b.Row(v, team)
+	if rankd.ErrorCode(err) == rankd.ENOTFOUND && v.Kind != rankd.ViewJury && v.TeamID != team {
+		return rankd.Row{TeamID: team, Rank: -1}
+	}
 	if err != nil {
 		f.Fatalf("row %s %s: %v", v, team, err)
 	}
@@ -739,14 +741,20 @@ func naiveICPC(f fataler, g *genLog, hideFrom time.Duration) []naiveRow {
 	types := map[string]rankd.JudgementType{}
 	var problems []string
 	var rows []naiveRow
+	hiddenGroups := map[string]bool{}
 	for _, ev := range g.setup {
 		switch ev.Type {
 		case rankd.EventJudgementType:
 			types[ev.JudgementType.ID] = *ev.JudgementType
 		case rankd.EventProblem:
 			problems = append(problems, ev.Problem.ID)
+		case rankd.EventGroup:
+			hiddenGroups[ev.Group.ID] = ev.Group.Hidden
 		case rankd.EventTeam:
-			rows = append(rows, naiveRow{team: ev.Team.ID, name: ev.Team.Name})
+			// A team in a hidden group is off the boards, like a hidden team.
+			if !slices.ContainsFunc(ev.Team.GroupIDs, func(id string) bool { return hiddenGroups[id] }) {
+				rows = append(rows, naiveRow{team: ev.Team.ID, name: ev.Team.Name})
+			}
 		}
 	}
 	num := func(id string) uint64 {
@@ -1021,7 +1029,8 @@ func checkPublicDiff(f fataler, what string, b *board.Board, diffs []board.Diff,
 			continue
 		}
 		moved[r.TeamID] = true
-		if r.OldRank != before[r.TeamID].Rank || r.NewRank != after[r.TeamID].Rank {
+		// A team off the public board (rank -1 here) is not ranked: rank 0 in a diff.
+		if r.OldRank != max(before[r.TeamID].Rank, 0) || r.NewRank != max(after[r.TeamID].Rank, 0) {
 			f.Fatalf("%s: public diff row %+v; the public rank went from %d to %d", what, r, before[r.TeamID].Rank, after[r.TeamID].Rank)
 		}
 	}
@@ -1072,6 +1081,12 @@ func TestCTFUnrankedRowTotal(t *testing.T) {
 		submit("1", "h", "lin", m(10), "AC"), submit("2", "t1", "lin", m(20), "AC"), submit("3", "t2", "lin", m(30), "AC"))
 	replayed := restore(t, b)
 	for _, v := range []rankd.View{rankd.PublicView, rankd.JuryView} {
+		if v.Kind == rankd.ViewPublic {
+			if _, err := b.Row(v, "h"); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+				t.Errorf("public row of a hidden team: got %v, want not found", err)
+			}
+			continue
+		}
 		r := mustRow(t, b, v, "h")
 		var cells float64
 		for _, c := range r.Cells {

@@ -135,7 +135,8 @@ func (b *Board) teamRank(t int32) int {
 	return x.CountLess(own) - boolInt(pk.Less(own)) + 1
 }
 
-// Row returns the row of a team in view v, with its rank (0 when the team is not ranked).
+// Row returns the row of a team in view v, with its rank. A team that is not ranked (hidden, banned) has a
+// row, with rank 0, in the jury view and in its own team view only.
 func (b *Board) Row(v rankd.View, teamID string) (rankd.Row, error) {
 	t, ok := b.teamIdx[teamID]
 	if !ok || !b.teams[t].defined {
@@ -145,6 +146,10 @@ func (b *Board) Row(v rankd.View, teamID string) (rankd.Row, error) {
 		return b.ownRow(t, b.computeRow(public, t, true), b.teamRank(t)), nil
 	}
 	vi := viewIndex(v.Kind)
+	if vi == public && !b.ranked(t) {
+		// Hidden and banned teams are on no public board, not even row by row.
+		return rankd.Row{}, rankd.Errorf(rankd.ENOTFOUND, "team %q is not on the public board", teamID)
+	}
 	r := b.row(vi, t, b.rank(vi, t))
 	if v.Kind == rankd.ViewTeam && r.Rank > 0 {
 		// Another team's row in a team view: ranked against the viewer's own row.
@@ -207,7 +212,7 @@ func (b *Board) render(cv, mv int, t int32, agg rowAgg, rank int) rankd.Row {
 // firstToSolve reports whether team t holds the first solve of problem p in view v. OI and IOI problems
 // have scores, not solves: nobody is first to solve them.
 func (b *Board) firstToSolve(v int, t int32, p int) bool {
-	if b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI {
+	if !b.hasFirstToSolve() {
 		return false
 	}
 	f := &b.views[v].fts[p]
@@ -222,7 +227,7 @@ func (b *Board) FirstToSolve(v rankd.View) map[string][]string {
 	vi := viewIndex(v.Kind)
 	out := map[string][]string{}
 	for _, p := range b.order {
-		if !b.views[vi].fts[p].awarded() || b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI {
+		if !b.views[vi].fts[p].awarded() || !b.hasFirstToSolve() {
 			continue
 		}
 		for t := range b.teams {

@@ -24,21 +24,26 @@ func (b *Board) discard() {
 	}
 }
 
-// mark records that team t's row in view v changed in this event.
-func (b *Board) mark(v int, t int32) {
+// mark records that team t's row in view v changed in this event, and reports whether the view shows it. A
+// team that is not ranked, and was not before this event, is not on the public board: changes of its row
+// must not move the public sequence.
+func (b *Board) mark(v int, t int32) bool {
 	tm := &b.teams[t]
 	if tm.dirty[v] == b.epoch {
-		return
+		return true
+	}
+	if v == public && !b.ranked(t) && !b.views[public].all.Contains(t) {
+		return false
 	}
 	tm.dirty[v] = b.epoch
 	b.views[v].dirty = append(b.views[v].dirty, t)
+	return true
 }
 
 // markMoved marks team t's row in view v as about to leave its place, capturing its rank first.
 func (b *Board) markMoved(v int, t int32) {
-	b.mark(v, t)
 	tm := &b.teams[t]
-	if tm.known[v] != b.epoch {
+	if b.mark(v, t) && tm.known[v] != b.epoch {
 		tm.known[v] = b.epoch
 		tm.oldRank[v] = int32(b.rank(v, t))
 	}
@@ -90,12 +95,14 @@ func (b *Board) commit() {
 			}
 			tm.rows[v] = agg
 		}
+		// Renamed rows leave before any row is placed: placing compares names.
 		for _, t := range vw.dirty {
-			tm := &b.teams[t]
-			if tm.leave == b.epoch {
+			if tm := &b.teams[t]; tm.leave == b.epoch {
 				b.unindexView(v, t, tm.leaveGroups)
 			}
-			if tm.moved[v] == b.epoch {
+		}
+		for _, t := range vw.dirty {
+			if b.teams[t].moved[v] == b.epoch {
 				b.reindex(v, t)
 			}
 		}
@@ -221,8 +228,8 @@ func (b *Board) ctfCellScore(v int, t int32, p int, res *score.Result, own bool)
 				}
 				return b.tie(x, t)
 			})
-			if !found && !slices.Contains(list, t) {
-				n++
+			if !found {
+				n++ // its solve is not among the view's solvers yet
 			}
 			pos = at
 		} else {

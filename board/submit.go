@@ -82,23 +82,24 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 			return nil
 		}
 		b.take(old, key)
+		delete(b.subtasks, key)
 		b.place(id, key, numeric, -1)
 		b.stats.Submissions--
 		b.recompute(old)
 		return nil
 	}
-	sub := ev.Submission
-	t, ok := b.teamIdx[sub.TeamID]
+	in := ev.Submission
+	t, ok := b.teamIdx[in.TeamID]
 	if !ok || !b.teams[t].defined {
-		return rankd.Errorf(rankd.EUNPROCESSABLE, "submission %s: unknown team %q", sub.ID, sub.TeamID)
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "submission %s: unknown team %q", in.ID, in.TeamID)
 	}
-	p, ok := b.probIdx[sub.ProblemID]
+	p, ok := b.probIdx[in.ProblemID]
 	if !ok || b.problems[p].deleted {
-		return rankd.Errorf(rankd.EUNPROCESSABLE, "submission %s: unknown problem %q", sub.ID, sub.ProblemID)
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "submission %s: unknown problem %q", in.ID, in.ProblemID)
 	}
-	at := ms(sub.Time)
+	at := ms(in.Time)
 	ci := int(t)*len(b.problems) + p
-	s := sub0(key, at)
+	s := sub{id: key, time: at}
 	if exists {
 		c := &b.cells[old]
 		if i := c.find(key); old == ci && c.subs[i].time == at {
@@ -108,23 +109,13 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		s = b.take(old, key)
 		s.time = at
 		b.recompute(old)
-		b.countOutside(s.time, -1)
 	} else {
 		b.stats.Submissions++
 	}
 	b.place(id, key, numeric, ci)
 	b.insert(ci, s)
-	b.countOutside(at, 1)
 	b.recompute(ci)
 	return nil
-}
-
-func sub0(key uint64, at int64) sub { return sub{id: key, time: at} }
-
-func (b *Board) countOutside(at int64, n int) {
-	if at < 0 || at >= b.dur {
-		b.stats.Outside += n
-	}
 }
 
 // subCmp orders submissions within a cell: by time, then by id key.
@@ -213,12 +204,11 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		}
 	}
 	s.jID, s.jStart, s.jtype, s.score = jid, start, jt, j.Score
-	if b.contest.Rules == rankd.IOI {
-		if len(j.SubtaskScores) > 0 {
-			b.subtasks[skey] = slices.Clone(j.SubtaskScores)
-		} else {
-			delete(b.subtasks, skey)
-		}
+	// Kept whatever the rules: a contest redefined as IOI needs them.
+	if len(j.SubtaskScores) > 0 {
+		b.subtasks[skey] = slices.Clone(j.SubtaskScores)
+	} else {
+		delete(b.subtasks, skey)
 	}
 	b.stats.Judgements++
 	b.recompute(ci)

@@ -8,8 +8,10 @@ func Linear(initial, minimum, decay int64, n int) int64 {
 	if n < 1 {
 		return initial
 	}
-	v := initial - decay*int64(n-1)
-	return max(v, minimum)
+	if decay > 0 && int64(n-1) > (initial-minimum)/decay {
+		return minimum // also where decay*(n-1) would overflow
+	}
+	return max(initial-decay*int64(n-1), minimum)
 }
 
 // Logarithmic is CTFd's "logarithmic" decay, a parabola reaching minimum at decay solves:

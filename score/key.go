@@ -5,7 +5,8 @@ import "math"
 // Key orders rows: smaller is better; rows with equal keys share a rank. It has the shape of rankindex.Key.
 type Key struct{ Hi, Lo uint64 }
 
-// Bounds of the values a key encodes exactly; a contest beyond them is refused by the board.
+// Bounds of the values an ICPC key encodes exactly; larger values are clamped to them (a total penalty of a
+// trillion minutes is not a contest).
 const (
 	// MaxPenalty is the largest ICPC total penalty in minutes a key holds (40 bits).
 	MaxPenalty = 1<<40 - 1

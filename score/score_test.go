@@ -17,6 +17,7 @@ func TestValueFormulas(t *testing.T) {
 		{"linear no solver", score.Linear(500, 100, 50, 0), 500},
 		{"linear second", score.Linear(500, 100, 50, 2), 450},
 		{"linear floored", score.Linear(500, 100, 50, 100), 100},
+		{"linear huge decay does not overflow", score.Linear(500, 100, 1<<62, 5), 100},
 		{"logarithmic first", score.Logarithmic(500, 100, 10, 1), 500},
 		{"logarithmic second rounds up", score.Logarithmic(500, 100, 10, 2), 496},
 		{"logarithmic at decay+1", score.Logarithmic(500, 100, 10, 11), 100},

@@ -34,6 +34,7 @@ type benchResult struct {
 	ApplyEventsPerSec float64 `json:"apply_events_per_sec"`
 	// ParseApplyEventsPerSec is every event per second of parsing and applying together.
 	ParseApplyEventsPerSec float64 `json:"parse_apply_events_per_sec"`
+	// NsPerEvent and AllocsPerEvent are per judgement applied, over the whole apply phase.
 	NsPerEvent             float64 `json:"ns_per_event"`
 	AllocsPerEvent         float64 `json:"allocs_per_event"`
 	BytesPerSubmission     float64 `json:"bytes_per_submission"`
@@ -109,7 +110,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	if res.Events > 0 {
 		res.ApplyEventsPerSec = float64(res.Events) / res.ApplySeconds
 		res.NsPerEvent = res.ApplySeconds * 1e9 / float64(res.Events)
-		res.AllocsPerEvent = float64(mallocs) / float64(res.TotalEvents)
+		res.AllocsPerEvent = float64(mallocs) / float64(res.Events)
 	}
 	res.ParseApplyEventsPerSec = float64(res.TotalEvents) / (res.ParseSeconds + res.ApplySeconds)
 	if res.Submissions > 0 {
@@ -121,7 +122,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	fmt.Fprintf(m.Stdout, "feed %s: %d lines, %d events applied (%d judgements, %d submissions), %d skipped\n",
 		res.Feed, res.Lines, res.TotalEvents, res.Events, res.Submissions, res.Skipped)
 	fmt.Fprintf(m.Stdout, "parse  %8.3f s  %12.0f lines/s\n", res.ParseSeconds, float64(res.Lines)/res.ParseSeconds)
-	fmt.Fprintf(m.Stdout, "apply  %8.3f s  %12.0f judgements/s  %6.1f ns/judgement  %.3f allocs/event\n",
+	fmt.Fprintf(m.Stdout, "apply  %8.3f s  %12.0f judgements/s  %6.1f ns/judgement  %.3f allocs/judgement\n",
 		res.ApplySeconds, res.ApplyEventsPerSec, res.NsPerEvent, res.AllocsPerEvent)
 	fmt.Fprintf(m.Stdout, "parse+apply %12.0f events/s; retained %.1f bytes/submission\n", res.ParseApplyEventsPerSec, res.BytesPerSubmission)
 	if *asJSON {
