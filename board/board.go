@@ -93,7 +93,7 @@ type team struct {
 	// hiddenGroup: the team is in a hidden group, which takes it off the boards as CCS and DOMjudge do.
 	hiddenGroup bool
 	groups      []int
-	rows    [2]rowAgg
+	rows        [2]rowAgg
 	// acc is the row's ICPC totals kept up to date cell by cell, when accOK; commit then need not read every
 	// cell of the row. Integer sums make it exact; score totals are always recomputed, in one order.
 	acc     [2]rowAgg

@@ -35,10 +35,10 @@ type benchResult struct {
 	// ParseApplyEventsPerSec is every event per second of parsing and applying together.
 	ParseApplyEventsPerSec float64 `json:"parse_apply_events_per_sec"`
 	// NsPerEvent and AllocsPerEvent are per judgement applied, over the whole apply phase.
-	NsPerEvent             float64 `json:"ns_per_event"`
-	AllocsPerEvent         float64 `json:"allocs_per_event"`
-	BytesPerSubmission     float64 `json:"bytes_per_submission"`
-	GOMAXPROCS             int     `json:"gomaxprocs"`
+	NsPerEvent         float64 `json:"ns_per_event"`
+	AllocsPerEvent     float64 `json:"allocs_per_event"`
+	BytesPerSubmission float64 `json:"bytes_per_submission"`
+	GOMAXPROCS         int     `json:"gomaxprocs"`
 }
 
 func (m *Main) bench(ctx context.Context, args []string) error {
