@@ -164,6 +164,9 @@ func Restore(data []byte) (*Board, error) {
 		if id == "" {
 			id, numeric = strconv.FormatUint(s.SubID[i], 10), true
 		}
+		if _, dup := b.locate(id); dup {
+			return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint: two submissions with id %q", id)
+		}
 		b.stats.Submissions++ // place sizes its dense table by it
 		b.place(id, s.SubID[i], numeric, ci)
 		b.insert(ci, sub{id: s.SubID[i], time: s.SubTime[i], jtype: s.SubJType[i], jStart: s.SubJStart[i], jID: s.SubJID[i], score: s.SubScore[i]})

@@ -70,6 +70,25 @@ type Result struct {
 	FirstPending int64
 }
 
+// sees returns the verdict view w has of s, and whether s counts at all (it is within the contest).
+func (w Window) sees(s *Sub) (Verdict, bool) {
+	switch {
+	case s.Time < 0 || s.Time >= w.Duration:
+		return Pending, false
+	case s.Time >= w.HideFrom:
+		return Pending, true
+	}
+	return s.Verdict, true
+}
+
+// pend counts a pending submission at time t.
+func (r *Result) pend(t int64) {
+	r.Pending++
+	if r.FirstPending == Never {
+		r.FirstPending = t
+	}
+}
+
 // ICPC computes a cell under ICPC rules: solved by the first accepted submission, at its contest minute plus
 // penaltyMinutes for each rejected submission before it. subs must be sorted by time.
 func ICPC(subs []Sub, w Window, penaltyMinutes int64) Result {
@@ -77,19 +96,13 @@ func ICPC(subs []Sub, w Window, penaltyMinutes int64) Result {
 	var tries int64
 	for i := range subs {
 		s := &subs[i]
-		if s.Time < 0 || s.Time >= w.Duration {
+		v, ok := w.sees(s)
+		if !ok {
 			continue
-		}
-		v := s.Verdict
-		if s.Time >= w.HideFrom {
-			v = Pending
 		}
 		switch v {
 		case Pending:
-			r.Pending++
-			if r.FirstPending == Never {
-				r.FirstPending = s.Time
-			}
+			r.pend(s.Time)
 		case Accepted:
 			r.Judged++
 			r.Solved = true
@@ -125,21 +138,11 @@ func OI(subs []Sub, w Window, last bool) Result {
 	r := Result{FirstPending: Never}
 	for i := range subs {
 		s := &subs[i]
-		if s.Time < 0 || s.Time >= w.Duration {
+		switch v, ok := w.sees(s); {
+		case !ok || v == Free:
 			continue
-		}
-		v := s.Verdict
-		if s.Time >= w.HideFrom {
-			v = Pending
-		}
-		switch v {
-		case Pending:
-			r.Pending++
-			if r.FirstPending == Never {
-				r.FirstPending = s.Time
-			}
-			continue
-		case Free:
+		case v == Pending:
+			r.pend(s.Time)
 			continue
 		}
 		r.Judged++
@@ -163,21 +166,11 @@ func IOI(subs []Sub, w Window, n int, best []float64) Result {
 	r := Result{FirstPending: Never}
 	for i := range subs {
 		s := &subs[i]
-		if s.Time < 0 || s.Time >= w.Duration {
+		switch v, ok := w.sees(s); {
+		case !ok || v == Free:
 			continue
-		}
-		v := s.Verdict
-		if s.Time >= w.HideFrom {
-			v = Pending
-		}
-		switch v {
-		case Pending:
-			r.Pending++
-			if r.FirstPending == Never {
-				r.FirstPending = s.Time
-			}
-			continue
-		case Free:
+		case v == Pending:
+			r.pend(s.Time)
 			continue
 		}
 		r.Judged++
