@@ -341,7 +341,7 @@ func (b *Board) applyTeam(ev *rankd.Event) error {
 func (b *Board) addTeam(id string) int32 {
 	t := int32(len(b.teams))
 	b.teamIdx[id] = t
-	b.teams = append(b.teams, team{info: rankd.Team{ID: id}})
+	b.teams = append(double(b.teams, 1), team{info: rankd.Team{ID: id}})
 	b.ownSeq = append(b.ownSeq, 0)
 	np := len(b.problems)
 	for range np {
@@ -351,6 +351,15 @@ func (b *Board) addTeam(id string) int32 {
 		b.teams[t].rows[v] = b.emptyRow()
 	}
 	return t
+}
+
+// double makes room for n more elements, doubling the capacity when it grows: registering 10,000 teams one
+// by one then copies the (large) team array a few times, not dozens as append's growth would.
+func double[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(n, cap(s)))
 }
 
 func (b *Board) emptyRow() rowAgg {

@@ -137,6 +137,9 @@ func subCmp(x, y sub) int {
 func (b *Board) insert(ci int, s sub) {
 	c := &b.cells[ci]
 	n := len(c.subs)
+	if n == 0 && cap(c.subs) == 0 {
+		c.subs = make([]sub, 0, 4) // a tried cell gets a few tries: skip the copies of growing from one
+	}
 	if n == 0 || subCmp(c.subs[n-1], s) < 0 {
 		c.subs = append(c.subs, s)
 		return
