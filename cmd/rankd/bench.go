@@ -139,7 +139,7 @@ func parseOnly(ctx context.Context, data []byte) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if err != nil && rankd.ErrorCode(err) != rankd.EINVALID {
+		if err != nil && !badLine(err) {
 			return err
 		}
 		if n%65536 == 0 && ctx.Err() != nil {
@@ -160,7 +160,7 @@ func parseAll(ctx context.Context, data []byte, res *benchResult) ([]rankd.Event
 			break
 		}
 		if err != nil {
-			if rankd.ErrorCode(err) != rankd.EINVALID {
+			if !badLine(err) {
 				return nil, err
 			}
 			res.Skipped++

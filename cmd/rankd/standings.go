@@ -183,7 +183,7 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 			break
 		}
 		if err != nil {
-			if rankd.ErrorCode(err) != rankd.EINVALID {
+			if !badLine(err) {
 				return nil, err // a read error, not a bad line
 			}
 			report(err)
@@ -310,4 +310,11 @@ func writeCSV(w io.Writer, b *board.Board, st rankd.Standings) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// badLine reports whether a reader's error is about one line (malformed or too long), after which reading
+// goes on, rather than a failure to read at all.
+func badLine(err error) bool {
+	code := rankd.ErrorCode(err)
+	return code == rankd.EINVALID || code == rankd.ETOOLARGE
 }
