@@ -19,36 +19,53 @@ import (
 	"rankd/ccs"
 )
 
+// feedFlags are the options of the commands that compute a board from a feed.
+type feedFlags struct {
+	fs             *flag.FlagSet
+	feed, view, at string
+}
+
+func (m *Main) feedFlags(name, what, views string) *feedFlags {
+	f := &feedFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	f.fs.SetOutput(m.Stderr)
+	f.fs.StringVar(&f.feed, "feed", "", "CCS event feed (NDJSON), or - for standard input")
+	f.fs.StringVar(&f.view, "view", "public", "view: "+views)
+	f.fs.StringVar(&f.at, "at", "", what+" at this contest time (H:MM:SS) or absolute time (RFC 3339)")
+	return f
+}
+
+// load parses the arguments and computes the board of the feed, as known at the asked moment, in the view.
+func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Board, rankd.View, atTime, error) {
+	if err := f.fs.Parse(args); err != nil {
+		return nil, rankd.View{}, atTime{}, errUsage
+	}
+	if f.feed == "" || f.fs.NArg() > 0 {
+		fmt.Fprintf(m.Stderr, "rankd %s: --feed FILE is required\n", f.fs.Name())
+		f.fs.Usage()
+		return nil, rankd.View{}, atTime{}, errUsage
+	}
+	view, err := rankd.ParseView(f.view)
+	if err != nil {
+		return nil, rankd.View{}, atTime{}, err
+	}
+	at, err := parseAt(f.at)
+	if err != nil {
+		return nil, rankd.View{}, atTime{}, err
+	}
+	b, err := m.load(ctx, f.feed, at)
+	return b, view, at, err
+}
+
 func (m *Main) standings(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("standings", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	feed := fs.String("feed", "", "CCS event feed (NDJSON), or - for standard input")
-	viewName := fs.String("view", "public", "view: public, jury or team:ID (the public view of a thawed or finalized contest is final)")
-	atFlag := fs.String("at", "", "standings at this contest time (H:MM:SS) or absolute time (RFC 3339)")
-	group := fs.String("group", "", "rank only the teams of this group")
-	format := fs.String("format", "text", "output: text, csv or ccs (a Contest API 2023-06 scoreboard object)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if *feed == "" || fs.NArg() > 0 {
-		fmt.Fprintln(m.Stderr, "rankd standings: --feed FILE is required")
-		fs.Usage()
-		return errUsage
-	}
-	view, err := rankd.ParseView(*viewName)
+	f := m.feedFlags("standings", "standings", "public, jury or team:ID (the public view of a thawed or finalized contest is final)")
+	group := f.fs.String("group", "", "rank only the teams of this group")
+	format := f.fs.String("format", "text", "output: text, csv or ccs (a Contest API 2023-06 scoreboard object)")
+	b, view, at, err := f.load(ctx, m, args)
 	if err != nil {
 		return err
 	}
 	if *format != "text" && *format != "csv" && *format != "ccs" {
 		return fmt.Errorf("unknown format %q (want text, csv or ccs)", *format)
-	}
-	at, err := parseAt(*atFlag)
-	if err != nil {
-		return err
-	}
-	b, err := m.load(ctx, *feed, at)
-	if err != nil {
-		return err
 	}
 	var st rankd.Standings
 	if *group != "" {
@@ -73,28 +90,7 @@ func (m *Main) standings(ctx context.Context, args []string) error {
 }
 
 func (m *Main) awards(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("awards", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	feed := fs.String("feed", "", "CCS event feed (NDJSON), or - for standard input")
-	viewName := fs.String("view", "public", "view: public or jury")
-	atFlag := fs.String("at", "", "awards at this contest time (H:MM:SS) or absolute time (RFC 3339)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if *feed == "" || fs.NArg() > 0 {
-		fmt.Fprintln(m.Stderr, "rankd awards: --feed FILE is required")
-		fs.Usage()
-		return errUsage
-	}
-	view, err := rankd.ParseView(*viewName)
-	if err != nil {
-		return err
-	}
-	at, err := parseAt(*atFlag)
-	if err != nil {
-		return err
-	}
-	b, err := m.load(ctx, *feed, at)
+	b, view, _, err := m.feedFlags("awards", "awards", "public or jury").load(ctx, m, args)
 	if err != nil {
 		return err
 	}
