@@ -562,9 +562,7 @@ func copyDiffs(ch *board.Change) []board.Diff {
 // shuffleCells returns the entries with those of different cells interleaved at random, keeping the order of
 // the entries of each cell, and each barrier (ban, state) between the same entries as before.
 func shuffleCells(t *rapid.T, entries []logEntry) []logEntry {
-	out := make([]logEntry, 0, len(entries))
-	var segment []logEntry
-	flush := func() {
+	return betweenBarriers(entries, func(segment []logEntry, out []logEntry) []logEntry {
 		var cells []string
 		queues := map[string][]logEntry{}
 		for _, e := range segment {
@@ -581,28 +579,17 @@ func shuffleCells(t *rapid.T, entries []logEntry) []logEntry {
 				cells = slices.Delete(cells, i, i+1)
 			}
 		}
-		segment = segment[:0]
-	}
-	for _, e := range entries {
-		if e.cell == "" {
-			flush()
-			out = append(out, e)
-			continue
-		}
-		segment = append(segment, e)
-	}
-	flush()
-	return out
+		return out
+	})
 }
 
 // shuffleCausal returns the entries in a random order that keeps only what the events need: a judgement
 // after its submission, and each barrier between the same entries as before. Cells are a function of the set
 // of their submissions and judgements, so even the events of one cell commute.
 func shuffleCausal(t *rapid.T, entries []logEntry) []logEntry {
-	out := make([]logEntry, 0, len(entries))
 	submitted := map[string]bool{}
-	var segment []logEntry
-	flush := func() {
+	return betweenBarriers(entries, func(segment []logEntry, out []logEntry) []logEntry {
+		segment = slices.Clone(segment)
 		for len(segment) > 0 {
 			var ready []int
 			for i, e := range segment {
@@ -618,17 +605,24 @@ func shuffleCausal(t *rapid.T, entries []logEntry) []logEntry {
 			out = append(out, e)
 			segment = slices.Delete(segment, i, i+1)
 		}
-	}
+		return out
+	})
+}
+
+// betweenBarriers reorders the runs of cell entries between barriers (entries of no cell) with reorder, which
+// appends a run's entries in their new order to out; the barriers stay where they were.
+func betweenBarriers(entries []logEntry, reorder func(segment, out []logEntry) []logEntry) []logEntry {
+	out := make([]logEntry, 0, len(entries))
+	var segment []logEntry
 	for _, e := range entries {
 		if e.cell == "" {
-			flush()
-			out = append(out, e)
+			out = append(reorder(segment, out), e)
+			segment = segment[:0]
 			continue
 		}
 		segment = append(segment, e)
 	}
-	flush()
-	return out
+	return reorder(segment, out)
 }
 
 func logString(g *genLog) string {
