@@ -38,9 +38,7 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	if !b.ranked(t) {
 		return
 	}
-	if b.hasFirstToSolve() {
-		b.updateFTS(v, t, p, old, cur)
-	}
+	b.updateFTS(v, t, p, old, cur)
 	if b.contest.Rules == rankd.CTF && (old.Solved != cur.Solved || old.Time != cur.Time) {
 		b.updateSolvers(v, t, p, old, cur)
 	}
@@ -52,6 +50,9 @@ func (b *Board) cellAt(t int32, p int) *cell { return &b.cells[int(t)*len(b.prob
 // Counts are kept incrementally; a full recount over the problem's cells happens only when the earliest
 // solve moves, which a contest sees a handful of times per problem.
 func (b *Board) updateFTS(v int, t int32, p int, old, cur *score.Result) {
+	if !b.hasFirstToSolve() {
+		return
+	}
 	f := &b.views[v].fts[p]
 	before := *f
 	if old.Solved && old.Time == f.min {
@@ -78,9 +79,6 @@ func (b *Board) updateFTS(v int, t int32, p int, old, cur *score.Result) {
 
 // markFTSHolders marks the rows whose first-to-solve mark on problem p changed since before.
 func (b *Board) markFTSHolders(v, p int, before ftsState) {
-	if !b.hasFirstToSolve() {
-		return
-	}
 	f := &b.views[v].fts[p]
 	if f.awarded() == before.awarded() && (!f.awarded() || f.min == before.min) {
 		return
@@ -93,7 +91,8 @@ func (b *Board) markFTSHolders(v, p int, before ftsState) {
 	}
 }
 
-// recountFTS recomputes the first-to-solve state of problem p in view v from its cells.
+// recountFTS recomputes the first-to-solve state of problem p in view v from its cells; under rules without
+// solves it stays empty, which leaves nothing for markFTSHolders to mark.
 func (b *Board) recountFTS(v, p int) {
 	f := ftsState{min: score.Never}
 	if !b.hasFirstToSolve() {
