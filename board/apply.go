@@ -332,16 +332,19 @@ func (b *Board) applyTeam(ev *rankd.Event) error {
 	}
 	t, ok := b.teamIdx[info.ID]
 	if !ok {
-		t = b.addTeam(info.ID)
+		t = b.addTeam(info.ID, info.Name)
 	}
 	b.setTeam(t, info, true, b.teams[t].banned)
 	return nil
 }
 
-func (b *Board) addTeam(id string) int32 {
+func (b *Board) addTeam(id, name string) int32 {
 	t := int32(len(b.teams))
-	b.teamIdx[id] = t
-	b.teams = append(double(b.teams, 1), team{info: rankd.Team{ID: id}})
+	b.indexTeam(id, t)
+	b.teams = append(double(b.teams, 1), team{info: rankd.Team{ID: id, Name: name}})
+	b.labels = append(b.labels, 0)
+	b.flags = append(b.flags, 0)
+	b.placeName(t)
 	b.ownSeq = append(b.ownSeq, 0)
 	np := len(b.problems)
 	for range np {
@@ -403,9 +406,19 @@ func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 		tm.leave, tm.leaveGroups = b.epoch, oldGroups
 	}
 	tm.info, tm.defined, tm.banned, tm.hiddenGroup = info, defined, banned, hiddenGroup
+	b.flags[t] = 0
+	if defined {
+		b.flags[t] |= flagDefined
+		if !info.Hidden && !banned && !hiddenGroup {
+			b.flags[t] |= flagRanked
+		}
+	}
 	tm.groups = tm.groups[:0:0]
 	for _, gid := range info.GroupIDs {
 		tm.groups = append(tm.groups, b.group(gid))
+	}
+	if reorder {
+		b.placeName(t)
 	}
 	nowRanked := b.ranked(t)
 	b.markAll(t) // commit puts the row back where it now belongs

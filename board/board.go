@@ -40,8 +40,13 @@ type Board struct {
 	probIdx  map[string]int
 	order    []int // problem indexes in display order
 
-	teams    []team
-	teamIdx  map[string]int32
+	teams     []team
+	teamIdx   map[string]int32
+	teamDense []int32          // team index + 1 by numeric id, 0 if none (see teamOf)
+	names     *rankindex.Index // every team, by name then id
+	labels    []uint64         // per team: its place in name order (see names.go)
+	// flags holds per team whether it is defined and ranked, in a small array the hot path reads.
+	flags    []uint8
 	unranked []int32 // defined teams that are hidden or banned
 
 	groups   []group
@@ -207,20 +212,12 @@ func New() *Board {
 		subStr:   map[string]uint32{},
 		subtasks: map[uint64][]float64{},
 	}
+	b.names = rankindex.New(b.nameTie)
 	for v := range b.views {
 		b.views[v].all = rankindex.New(b.tie)
 		b.views[v].hideFrom = score.Never
 	}
 	return b
-}
-
-// tie orders teams with equal keys by name, then id.
-func (b *Board) tie(x, y int32) int {
-	tx, ty := &b.teams[x].info, &b.teams[y].info
-	if c := strings.Compare(tx.Name, ty.Name); c != 0 {
-		return c
-	}
-	return strings.Compare(tx.ID, ty.ID)
 }
 
 // Contest returns the contest's configuration.
@@ -317,10 +314,14 @@ func (b *Board) JudgementTypes() []rankd.JudgementType {
 	return ts
 }
 
-func (b *Board) ranked(t int32) bool {
-	tm := &b.teams[t]
-	return tm.defined && !tm.info.Hidden && !tm.banned && !tm.hiddenGroup
-}
+// ranked reports whether team t is on the boards: defined, and neither hidden nor banned nor in a hidden group.
+func (b *Board) ranked(t int32) bool { return b.flags[t]&flagRanked != 0 }
+
+// The bits of Board.flags.
+const (
+	flagDefined = 1 << iota
+	flagRanked
+)
 
 // ms converts a contest time to milliseconds, rounding down: -0.5 ms is before the start, not at it.
 func ms(d time.Duration) int64 {

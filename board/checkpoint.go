@@ -148,7 +148,7 @@ func Restore(data []byte) (*Board, error) {
 		b.orgs[o.ID] = o
 	}
 	for i, info := range s.Teams {
-		t := b.addTeam(info.ID)
+		t := b.addTeam(info.ID, info.Name)
 		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
 	}
 	strIDs := make(map[uint32]string, len(s.StrAt))

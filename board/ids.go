@@ -1,7 +1,5 @@
 package board
 
-import "hash/fnv"
-
 // stringIDBit marks an id key that is a hash of a non-numeric id rather than the number itself.
 const stringIDBit = 1 << 63
 
@@ -12,9 +10,13 @@ func idKey(id string) (key uint64, numeric bool) {
 	if n, ok := parseNumeric(id); ok {
 		return n, true
 	}
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64() | stringIDBit, false
+	// FNV-1a, as hash/fnv computes it, without its allocation.
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(id); i++ {
+		h ^= uint64(id[i])
+		h *= 1099511628211
+	}
+	return h | stringIDBit, false
 }
 
 // parseNumeric parses a canonical decimal id: digits only, no leading zero (so "07" stays a string id and
@@ -32,4 +34,28 @@ func parseNumeric(s string) (uint64, bool) {
 		n = n*10 + uint64(c-'0')
 	}
 	return n, true
+}
+
+// teamOf returns the index of the team with the id. Numeric ids below a bound proportional to the number of
+// teams are looked up in a slice: submissions name their team, and a map lookup by string costs more.
+func (b *Board) teamOf(id string) (int32, bool) {
+	if n, ok := parseNumeric(id); ok && n < uint64(len(b.teamDense)) && b.teamDense[n] != 0 {
+		return b.teamDense[n] - 1, true
+	}
+	t, ok := b.teamIdx[id]
+	return t, ok
+}
+
+// indexTeam records the index of a new team, also in the dense table when its id is a small number (a
+// number too large then stays in the map alone, where teamOf finds it).
+func (b *Board) indexTeam(id string, t int32) {
+	b.teamIdx[id] = t
+	n, ok := parseNumeric(id)
+	if !ok || n >= 4*uint64(len(b.teams))+1024 {
+		return
+	}
+	if n >= uint64(len(b.teamDense)) {
+		b.teamDense = append(b.teamDense, make([]int32, max(n+1, 2*uint64(len(b.teamDense)))-uint64(len(b.teamDense)))...)
+	}
+	b.teamDense[n] = t + 1
 }

@@ -1,6 +1,7 @@
 package board_test
 
 import (
+	"hash/fnv"
 	"testing"
 	"time"
 
@@ -104,5 +105,16 @@ func TestHiddenGroupTakesItsTeamsOff(t *testing.T) {
 	mustApply(t, b, groupEv(false))
 	if got, want := summary(MustStandings(t, b, rankd.PublicView), false), "1 o 1/5\n2 t1 1/9\n"; got != want {
 		t.Fatalf("group shown: got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestIDKeyHash pins the hash of string ids to FNV-1a: checkpoints hold id keys.
+func TestIDKeyHash(t *testing.T) {
+	for _, id := range []string{"", "s12", "012", "a-lucky-towers", "é"} {
+		h := fnv.New64a()
+		h.Write([]byte(id))
+		if got, want := board.IDKey(id), h.Sum64()|1<<63; got != want {
+			t.Errorf("IDKey(%q) = %x, want %x", id, got, want)
+		}
 	}
 }

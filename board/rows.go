@@ -76,7 +76,10 @@ func (b *Board) commit() {
 		if len(vw.dirty) == 0 {
 			continue
 		}
-		// Old ranks first, while every index still holds the old order.
+		// Old ranks first, while every index still holds the old order. A row that alone moves, ranked
+		// before and after and not leaving, learns both ranks from its move instead.
+		var mover int32 = -1
+		moves := 0
 		for _, t := range vw.dirty {
 			tm := &b.teams[t]
 			var agg rowAgg
@@ -88,22 +91,37 @@ func (b *Board) commit() {
 				tm.acc[v], tm.accOK[v] = agg, true
 			}
 			if agg.key != tm.rows[v].key || tm.known[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
-				if tm.known[v] != b.epoch {
-					tm.oldRank[v] = int32(b.rank(v, t))
-				}
 				tm.moved[v] = b.epoch
+				moves++
+				mover = t
 			}
 			tm.rows[v] = agg
 		}
-		// Renamed rows leave before any row is placed: placing compares names.
-		for _, t := range vw.dirty {
-			if tm := &b.teams[t]; tm.leave == b.epoch {
-				b.unindexView(v, t, tm.leaveGroups)
+		newRank := 0
+		if tm := &b.teams[max(mover, 0)]; moves == 1 && tm.known[v] != b.epoch && tm.leave != b.epoch && b.ranked(mover) && vw.all.Contains(mover) {
+			k := toIndexKey(tm.rows[v].key)
+			old, cur := vw.all.Move(mover, k)
+			tm.oldRank[v], newRank = int32(old), cur
+			for _, g := range tm.groups {
+				b.groupIndex(v, g).Set(mover, k)
 			}
-		}
-		for _, t := range vw.dirty {
-			if b.teams[t].moved[v] == b.epoch {
-				b.reindex(v, t)
+		} else if moves > 0 {
+			mover = -1
+			for _, t := range vw.dirty {
+				if tm := &b.teams[t]; tm.moved[v] == b.epoch && tm.known[v] != b.epoch {
+					tm.oldRank[v] = int32(b.rank(v, t))
+				}
+			}
+			// Renamed rows leave before any row is placed: placing compares names.
+			for _, t := range vw.dirty {
+				if tm := &b.teams[t]; tm.leave == b.epoch {
+					b.unindexView(v, t, tm.leaveGroups)
+				}
+			}
+			for _, t := range vw.dirty {
+				if b.teams[t].moved[v] == b.epoch {
+					b.reindex(v, t)
+				}
 			}
 		}
 		vw.seq++
@@ -112,7 +130,12 @@ func (b *Board) commit() {
 			tm := &b.teams[t]
 			rc := RowChange{TeamID: tm.info.ID}
 			if tm.moved[v] == b.epoch {
-				rc.Moved, rc.OldRank, rc.NewRank = true, int(tm.oldRank[v]), b.rank(v, t)
+				rc.Moved, rc.OldRank = true, int(tm.oldRank[v])
+				if t == mover {
+					rc.NewRank = newRank
+				} else {
+					rc.NewRank = b.rank(v, t)
+				}
 			}
 			rows = append(rows, rc)
 		}

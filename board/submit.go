@@ -9,15 +9,20 @@ import (
 
 // locate returns the cell holding the submission with the id.
 func (b *Board) locate(id string) (int, bool) {
+	key, numeric := idKey(id)
+	return b.locateKey(id, key, numeric)
+}
+
+// locateKey is locate given the id's key.
+func (b *Board) locateKey(id string, key uint64, numeric bool) (int, bool) {
 	var loc uint32
-	if n, ok := parseNumeric(id); ok {
-		if n < uint64(len(b.subDense)) {
-			loc = b.subDense[n]
-		} else {
-			loc = b.subNum[n]
-		}
-	} else {
+	switch {
+	case !numeric:
 		loc = b.subStr[id]
+	case key < uint64(len(b.subDense)):
+		loc = b.subDense[key]
+	default:
+		loc = b.subNum[key]
 	}
 	return int(loc) - 1, loc != 0
 }
@@ -76,7 +81,7 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		return rankd.Errorf(rankd.EINVALID, "submission: id is required")
 	}
 	key, numeric := idKey(id)
-	old, exists := b.locate(id)
+	old, exists := b.locateKey(id, key, numeric)
 	if ev.Delete {
 		if !exists {
 			return nil
@@ -89,8 +94,8 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		return nil
 	}
 	in := ev.Submission
-	t, ok := b.teamIdx[in.TeamID]
-	if !ok || !b.teams[t].defined {
+	t, ok := b.teamOf(in.TeamID)
+	if !ok || b.flags[t]&flagDefined == 0 {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "submission %s: unknown team %q", in.ID, in.TeamID)
 	}
 	p, ok := b.probIdx[in.ProblemID]
@@ -113,9 +118,53 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		b.stats.Submissions++
 	}
 	b.place(id, key, numeric, ci)
+	if !exists && b.appendPending(ci, s) {
+		return nil
+	}
 	b.insert(ci, s)
 	b.recompute(ci)
 	return nil
+}
+
+// appendPending adds a new, unjudged submission s to cell ci when it comes after every submission of the
+// cell, the usual case, and reports whether it did. Its cell then changes in a way known without reading
+// the cell's submissions again: one more pending submission, unless it follows a solve it cannot change.
+func (b *Board) appendPending(ci int, s sub) bool {
+	c := &b.cells[ci]
+	n := len(c.subs)
+	if n > 0 && s.time <= c.subs[n-1].time {
+		return false
+	}
+	if n == cap(c.subs) {
+		c.subs = slices.Grow(c.subs, max(4, n))
+	}
+	c.subs = append(c.subs, s)
+	if s.time < 0 || s.time >= b.dur {
+		return true // outside the contest: counts nowhere
+	}
+	np := len(b.problems)
+	t, p := int32(ci/np), ci%np
+	solves := b.contest.Rules == rankd.ICPC || b.contest.Rules == rankd.CTF
+	for v := range b.views {
+		r := c.res[v]
+		switch {
+		case solves && r.Solved:
+			// After a solve only a submission the view cannot see the verdict of shows as pending.
+			if s.time < b.views[v].hideFrom {
+				continue
+			}
+			r.Pending++
+		default:
+			r.Pending++
+			if r.FirstPending == score.Never {
+				r.FirstPending = s.time
+			}
+		}
+		old := c.res[v]
+		c.res[v] = r
+		b.cellChanged(v, t, p, &old, &r)
+	}
+	return true
 }
 
 // subCmp orders submissions within a cell: by time, then by id key.
@@ -170,7 +219,8 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	if j.ID == "" {
 		return rankd.Errorf(rankd.EINVALID, "judgement: id is required")
 	}
-	ci, ok := b.locate(j.SubmissionID)
+	skey, snum := idKey(j.SubmissionID)
+	ci, ok := b.locateKey(j.SubmissionID, skey, snum)
 	if !ok {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: unknown submission %q", j.ID, j.SubmissionID)
 	}
@@ -190,7 +240,6 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 			return rankd.Errorf(rankd.EINVALID, "judgement %s: negative subtask score", j.ID)
 		}
 	}
-	skey, _ := idKey(j.SubmissionID)
 	c := &b.cells[ci]
 	s := &c.subs[c.find(skey)]
 	jid, _ := idKey(j.ID)
@@ -214,7 +263,15 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		delete(b.subtasks, skey)
 	}
 	b.stats.Judgements++
-	b.recompute(ci)
+	// A verdict counts only within the contest, and the public view does not see it from hideFrom on: the
+	// views that cannot see it keep their cells as they are.
+	switch {
+	case s.time < 0 || s.time >= b.dur:
+	case s.time >= b.views[public].hideFrom:
+		b.recomputeCell(ci, jury)
+	default:
+		b.recompute(ci)
+	}
 	return nil
 }
 
@@ -254,16 +311,26 @@ func (b *Board) cellResult(subs []score.Sub, v, p int) score.Result {
 
 // recompute recomputes cell ci in both views and records what changed.
 func (b *Board) recompute(ci int) {
+	subs := b.gather(&b.cells[ci])
+	for v := range b.views {
+		b.setCell(ci, v, subs)
+	}
+}
+
+// recomputeCell recomputes cell ci in view v alone.
+func (b *Board) recomputeCell(ci, v int) {
+	b.setCell(ci, v, b.gather(&b.cells[ci]))
+}
+
+// setCell computes cell ci of view v from its gathered submissions and records what changed.
+func (b *Board) setCell(ci, v int, subs []score.Sub) {
 	np := len(b.problems)
 	t, p := int32(ci/np), ci%np
 	c := &b.cells[ci]
-	subs := b.gather(c)
-	for v := range b.views {
-		r := b.cellResult(subs, v, p)
-		if r != c.res[v] {
-			old := c.res[v]
-			c.res[v] = r
-			b.cellChanged(v, t, p, &old, &r)
-		}
+	r := b.cellResult(subs, v, p)
+	if r != c.res[v] {
+		old := c.res[v]
+		c.res[v] = r
+		b.cellChanged(v, t, p, &old, &r)
 	}
 }

@@ -54,6 +54,9 @@ type Reader struct {
 
 	sub rankd.Submission
 	jud rankd.Judgement
+
+	// scratch of the fast path (readfast.go)
+	fastEnv, fastData []fastMember
 }
 
 // NewReader returns a Reader of the feed r. It buffers r itself.
@@ -97,6 +100,9 @@ func (r *Reader) Next() (rankd.Event, error) {
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
+		}
+		if ev, ok := r.readFast(line); ok {
+			return ev, nil
 		}
 		ev, skip, err := r.parseLine(line)
 		switch {

@@ -121,3 +121,23 @@ func BenchmarkRemoveInsert(b *testing.B) {
 		x.Set(id, scoreKey(r))
 	})
 }
+
+// BenchmarkMove is BenchmarkSet reporting the ranks before and after, as a
+// board needs for its diffs.
+func BenchmarkMove(b *testing.B) {
+	benchAtSizes(b, false, func(x *rankindex.Index, n int, rng *rand.Rand) {
+		r := rng.Uint64()
+		x.Move(int32((r>>32)*uint64(n)>>32), scoreKey(r))
+	})
+}
+
+// BenchmarkSetRank is what Move replaces: Rank, Set, Rank.
+func BenchmarkSetRank(b *testing.B) {
+	benchAtSizes(b, false, func(x *rankindex.Index, n int, rng *rand.Rand) {
+		r := rng.Uint64()
+		id := int32((r >> 32) * uint64(n) >> 32)
+		x.Rank(id)
+		x.Set(id, scoreKey(r))
+		x.Rank(id)
+	})
+}

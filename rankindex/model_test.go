@@ -123,8 +123,21 @@ func TestAgainstModel(t *testing.T) {
 					if old, ok := m.key[id]; ok && r < 10 {
 						k = old // Set with the key already held
 					}
-					x.Set(id, k)
+					if r%2 == 0 {
+						x.Set(id, k)
+						m.set(id, k)
+						break
+					}
+					// Move reports the ranks before and after.
+					wantOld := 0
+					if old, ok := m.key[id]; ok {
+						wantOld = m.countLess(old) + 1
+					}
 					m.set(id, k)
+					gotOld, gotNew := x.Move(id, k)
+					if wantNew := m.countLess(k) + 1; gotOld != wantOld || gotNew != wantNew {
+						t.Fatalf("op %d: Move(%d, %v) = %d, %d, want %d, %d", op, id, k, gotOld, gotNew, wantOld, wantNew)
+					}
 				default:
 					if got, want := x.Remove(id), m.remove(id); got != want {
 						t.Fatalf("op %d: Remove(%d) = %v, want %v", op, id, got, want)

@@ -342,9 +342,10 @@ func (x *Index) locate(pos int) (*node, int) {
 	return n, pos
 }
 
-// insert adds an absent id. All tie calls happen before the tree changes, so
-// a panicking tie function leaves the id absent and the tree intact.
-func (x *Index) insert(k Key, id int32) {
+// insert adds an absent id and returns the leaf and index where it went. All
+// tie calls happen before the tree changes, so a panicking tie function leaves
+// the id absent and the tree intact.
+func (x *Index) insert(k Key, id int32) (*node, int) {
 	n := x.root
 	for n.in != nil {
 		n = n.in.kids[max(x.upper(n, k, id)-1, 0)]
@@ -352,6 +353,10 @@ func (x *Index) insert(k Key, id int32) {
 	p := x.upper(n, k, id)
 	r := x.put(n, p, k, id, 0, nil)
 	x.n++
+	at, ap := n, p
+	if r != nil && p > fanout/2 {
+		at, ap = r, p-fanout/2
+	}
 	// Walk up counting the new item, linking in the right half of any split,
 	// and copying a changed first entry into the parent's separator.
 	first := p == 0
@@ -373,6 +378,7 @@ func (x *Index) insert(k Key, id int32) {
 		x.put(x.root, 0, n.keys[0], n.ids[0], n.weight(0, int(n.n)), n)
 		x.put(x.root, 1, r.keys[0], r.ids[0], r.weight(0, int(r.n)), r)
 	}
+	return at, ap
 }
 
 // put inserts an entry (for a leaf: an item; for an inner node: a child with
