@@ -77,3 +77,45 @@ type Event struct {
 	Ban           *Ban
 	Award         *Award
 }
+
+// Clone returns ev with its own copy of the object it carries, for a holder that outlives the object's
+// owner (a reader or generator that reuses its objects). Slices inside the object are shared: their owners
+// never overwrite them.
+func (ev Event) Clone() Event {
+	switch {
+	case ev.Contest != nil:
+		c := *ev.Contest
+		ev.Contest = &c
+	case ev.JudgementType != nil:
+		jt := *ev.JudgementType
+		ev.JudgementType = &jt
+	case ev.Problem != nil:
+		p := *ev.Problem
+		ev.Problem = &p
+	case ev.Group != nil:
+		g := *ev.Group
+		ev.Group = &g
+	case ev.Organization != nil:
+		o := *ev.Organization
+		ev.Organization = &o
+	case ev.Team != nil:
+		t := *ev.Team
+		ev.Team = &t
+	case ev.Submission != nil:
+		s := *ev.Submission
+		ev.Submission = &s
+	case ev.Judgement != nil:
+		j := *ev.Judgement
+		ev.Judgement = &j
+	case ev.State != nil:
+		st := *ev.State
+		ev.State = &st
+	case ev.Ban != nil:
+		b := *ev.Ban
+		ev.Ban = &b
+	case ev.Award != nil:
+		a := *ev.Award
+		ev.Award = &a
+	}
+	return ev
+}

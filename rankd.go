@@ -280,3 +280,16 @@ type Award struct {
 	Citation string
 	TeamIDs  []string
 }
+
+// DefaultJudgementTypes returns the verdicts a contest gets when it defines none, named as DOMjudge names
+// them: a compile error costs no penalty, every other rejection does.
+func DefaultJudgementTypes() []JudgementType {
+	return []JudgementType{
+		{ID: "AC", Name: "correct", Solved: true},
+		{ID: "WA", Name: "wrong answer", Penalty: true},
+		{ID: "TLE", Name: "timelimit", Penalty: true},
+		{ID: "RTE", Name: "run error", Penalty: true},
+		{ID: "MLE", Name: "memory limit", Penalty: true},
+		{ID: "CE", Name: "compiler error"},
+	}
+}

@@ -264,16 +264,6 @@ type stateChange struct {
 	step stateStep
 }
 
-// judgementTypes are the verdicts, named as DOMjudge names them.
-var judgementTypes = [...]rankd.JudgementType{
-	{ID: "AC", Name: "correct", Solved: true},
-	{ID: "WA", Name: "wrong answer", Penalty: true},
-	{ID: "TLE", Name: "timelimit", Penalty: true},
-	{ID: "RTE", Name: "run error", Penalty: true},
-	{ID: "MLE", Name: "memory limit", Penalty: true},
-	{ID: "CE", Name: "compiler error"},
-}
-
 // prelude emits everything before the first submission and builds the model.
 func (g *generator) prelude() error {
 	cfg := g.cfg
@@ -296,8 +286,7 @@ func (g *generator) prelude() error {
 	if err := g.emit(rankd.Event{Type: rankd.EventContest, ID: contest.ID, Contest: &contest}); err != nil {
 		return err
 	}
-	for i := range judgementTypes {
-		jt := judgementTypes[i]
+	for _, jt := range rankd.DefaultJudgementTypes() {
 		if err := g.emit(rankd.Event{Type: rankd.EventJudgementType, ID: jt.ID, JudgementType: &jt}); err != nil {
 			return err
 		}

@@ -9,10 +9,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	m := NewMain()
 	if err := m.Run(ctx, os.Args[1:]); err != nil {
@@ -38,10 +39,12 @@ func NewMain() *Main { return &Main{Stdout: os.Stdout, Stderr: os.Stderr} }
 const usage = `rankd: a real-time scoreboard for ICPC, OI/IOI and CTF contests.
 
 Usage:
+  rankd serve [--addr HOST:PORT] [--data DIR] [--config FILE] [--demo] [--max-body BYTES]
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
   rankd awards --feed FILE [--view public|jury] [--at TIME]
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]
+  rankd loadtest --contest ID --mode ingest|post|read [--url URL] [--clients N] [--duration D] [--feed FILE]
 
 Run "rankd COMMAND -h" for the options of a command.
 `
@@ -54,6 +57,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
+	case "serve":
+		return m.serve(ctx, rest)
 	case "standings":
 		return m.standings(ctx, rest)
 	case "awards":
@@ -62,6 +67,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.gen(ctx, rest)
 	case "bench":
 		return m.bench(ctx, rest)
+	case "loadtest":
+		return m.loadtest(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Fprint(m.Stdout, usage)
 		return nil

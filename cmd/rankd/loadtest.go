@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// loadtest drives a running rankd over HTTP and reports throughput and latency:
+//
+//	--mode ingest: posts a feed file in batches (one client, batches in order), events/s;
+//	--mode post:   single-submission POSTs from --clients concurrent clients;
+//	--mode read:   scoreboard pages of --limit rows from --clients concurrent readers.
+//
+// It is meant for loopback: it sends as fast as the server answers, for --duration (post, read) or until
+// the feed is sent (ingest).
+func (m *Main) loadtest(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	url := fs.String("url", "http://127.0.0.1:8080", "rankd's address")
+	mode := fs.String("mode", "read", "ingest, post or read")
+	contest := fs.String("contest", "", "contest id (ingest: the feed's)")
+	feedPath := fs.String("feed", "", "ingest: the NDJSON feed to post")
+	batch := fs.Int("batch", 5000, "ingest: lines per request")
+	clients := fs.Int("clients", 16, "post, read: concurrent clients")
+	duration := fs.Duration("duration", 10*time.Second, "post, read: how long to run")
+	limit := fs.Int("limit", 50, "read: rows per page")
+	team := fs.String("team", "", "post: the team that submits (default: the contest's first)")
+	problem := fs.String("problem", "", "post: the problem submitted to (default: the contest's first)")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *contest == "" {
+		if *contest == "" {
+			fmt.Fprintln(m.Stderr, "loadtest: --contest is required")
+		}
+		return errUsage
+	}
+	token := os.Getenv("RANKD_JUDGE_TOKEN")
+	if token == "" {
+		token = os.Getenv("RANKD_ADMIN_TOKEN")
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *clients + 1}}
+	base := *url + "/api/v1/contests/" + *contest
+	var res loadResult
+	var err error
+	switch *mode {
+	case "ingest":
+		res, err = loadIngest(ctx, client, base, token, *feedPath, *batch)
+	case "post":
+		if *team == "" || *problem == "" {
+			fmt.Fprintln(m.Stderr, "loadtest: --mode post needs --team and --problem")
+			return errUsage
+		}
+		n := 0
+		var mu sync.Mutex
+		res, err = loadClients(ctx, *clients, *duration, func(ctx context.Context) error {
+			mu.Lock()
+			n++
+			id := fmt.Sprintf("load-%d-%d", time.Now().UnixNano(), n)
+			mu.Unlock()
+			body := fmt.Sprintf(`{"id":%q,"team_id":%q,"problem_id":%q,"contest_time":"0:01:00"}`, id, *team, *problem)
+			return do(ctx, client, "POST", base+"/submissions", token, []byte(body))
+		})
+	case "read":
+		path := fmt.Sprintf("%s/scoreboard?offset=0&limit=%d", base, *limit)
+		res, err = loadClients(ctx, *clients, *duration, func(ctx context.Context) error {
+			return do(ctx, client, "GET", path, "", nil)
+		})
+	default:
+		fmt.Fprintf(m.Stderr, "loadtest: unknown mode %q\n", *mode)
+		return errUsage
+	}
+	if err != nil {
+		return err
+	}
+	res.Mode, res.Clients = *mode, *clients
+	if *asJSON {
+		return json.NewEncoder(m.Stdout).Encode(res)
+	}
+	fmt.Fprintf(m.Stdout, "%s: %d requests (%d failed), %d events (%d rejected) in %.2f s: %.0f requests/s, %.0f events/s; latency p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
+		res.Mode, res.Requests, res.Failed, res.Events, res.Rejected, res.Seconds, res.RequestsPerSec, res.EventsPerSec, res.P50ms, res.P99ms, res.MaxMs)
+	return nil
+}
+
+// loadResult is what a load run measured.
+type loadResult struct {
+	Mode           string  `json:"mode"`
+	Clients        int     `json:"clients"`
+	Requests       int     `json:"requests"`
+	Failed         int     `json:"failed"`   // requests that failed
+	Rejected       int     `json:"rejected"` // ingest: events the server refused
+	Events         int     `json:"events"`
+	Seconds        float64 `json:"seconds"`
+	RequestsPerSec float64 `json:"requests_per_sec"`
+	EventsPerSec   float64 `json:"events_per_sec"`
+	P50ms          float64 `json:"p50_ms"`
+	P99ms          float64 `json:"p99_ms"`
+	MaxMs          float64 `json:"max_ms"`
+}
+
+func (r *loadResult) finish(lat []time.Duration, elapsed time.Duration) {
+	slices.Sort(lat)
+	ms := func(q float64) float64 {
+		if len(lat) == 0 {
+			return 0
+		}
+		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Microseconds()) / 1000
+	}
+	r.Seconds = elapsed.Seconds()
+	r.RequestsPerSec = float64(r.Requests) / r.Seconds
+	r.EventsPerSec = float64(r.Events) / r.Seconds
+	r.P50ms, r.P99ms, r.MaxMs = ms(0.50), ms(0.99), ms(1)
+}
+
+// do sends one request and reads the whole answer; a status other than 200 is an error.
+func do(ctx context.Context, client *http.Client, method, url, token string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s %s: status %d: %.200s", method, url, resp.StatusCode, data)
+	}
+	return err
+}
+
+// loadClients runs call from n clients in a loop for d and measures each call.
+func loadClients(ctx context.Context, n int, d time.Duration, call func(context.Context) error) (loadResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var mu sync.Mutex
+	var res loadResult
+	var lat []time.Duration
+	var firstErr error
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for range n {
+		wg.Go(func() {
+			var mine []time.Duration
+			failed := 0
+			for ctx.Err() == nil {
+				t := time.Now()
+				err := call(ctx)
+				if ctx.Err() != nil {
+					break
+				}
+				if err != nil {
+					failed++
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					continue
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			res.Failed += failed
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	res.Requests = len(lat) + res.Failed
+	res.Events = len(lat)
+	res.finish(lat, time.Since(begin))
+	if res.Events == 0 && firstErr != nil {
+		return res, firstErr
+	}
+	return res, nil
+}
+
+// loadIngest posts a feed in batches of lines, one request after the other, as a judge system catching up
+// would.
+func loadIngest(ctx context.Context, client *http.Client, base, token, path string, perBatch int) (loadResult, error) {
+	var res loadResult
+	f, err := os.Open(path)
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	var lat []time.Duration
+	var buf bytes.Buffer
+	lines := 0
+	begin := time.Now()
+	send := func() error {
+		t := time.Now()
+		req, err := http.NewRequestWithContext(ctx, "POST", base+"/events", bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/x-ndjson")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		var out struct{ Accepted, Duplicates, Rejected int }
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("ingest: status %d: %v", resp.StatusCode, err)
+		}
+		lat = append(lat, time.Since(t))
+		res.Requests++
+		res.Events += out.Accepted + out.Duplicates
+		res.Rejected += out.Rejected
+		buf.Reset()
+		lines = 0
+		return nil
+	}
+	for sc.Scan() {
+		buf.Write(sc.Bytes())
+		buf.WriteByte('\n')
+		if lines++; lines == perBatch {
+			if err := send(); err != nil {
+				return res, err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return res, err
+	}
+	if lines > 0 {
+		if err := send(); err != nil {
+			return res, err
+		}
+	}
+	res.finish(lat, time.Since(begin))
+	return res, nil
+}

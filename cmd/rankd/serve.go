@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"rankd"
+	"rankd/board"
+	"rankd/demo"
+	"rankd/engine"
+	rankdhttp "rankd/http"
+	"rankd/sqlite"
+)
+
+// DemoContestID is the id of the contest serve --demo plays.
+const DemoContestID = "demo"
+
+// Server is a running rankd serve: the store, the engine and the HTTP server wired together. Tests open one
+// the way the command does.
+type Server struct {
+	Addr       string // host:port to listen on
+	DataDir    string
+	ConfigPath string
+	Demo       bool
+	MaxBody    int64
+	// AdminToken and JudgeToken come from RANKD_ADMIN_TOKEN and RANKD_JUDGE_TOKEN.
+	AdminToken, JudgeToken string
+	Logger                 *slog.Logger
+	Now                    func() time.Time
+	DemoClock              demo.Clock
+
+	// Listening is the address the server listens on, once Open returned.
+	Listening net.Addr
+
+	store  *sqlite.DB
+	engine *engine.Engine
+	http   *rankdhttp.Server
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the background work (restore, demo) stopped
+}
+
+// ParseFlags reads the serve command's flags and environment.
+func (s *Server) ParseFlags(args []string, m *Main) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	fs.StringVar(&s.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	fs.StringVar(&s.DataDir, "data", "./rankd-data", "data directory of the embedded store")
+	fs.StringVar(&s.ConfigPath, "config", "", "configuration file (JSON) with access tokens")
+	fs.BoolVar(&s.Demo, "demo", false, "play a demo contest in real time (contest id \"demo\")")
+	fs.Int64Var(&s.MaxBody, "max-body", rankdhttp.DefaultMaxBody, "largest request body accepted, in bytes")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	s.AdminToken = os.Getenv("RANKD_ADMIN_TOKEN")
+	s.JudgeToken = os.Getenv("RANKD_JUDGE_TOKEN")
+	return nil
+}
+
+// Open opens the store, starts serving (not ready until every contest is restored), restores the contests
+// in the background and, with Demo, starts the demo contest's judges.
+func (s *Server) Open(ctx context.Context) error {
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.DemoClock == nil {
+		s.DemoClock = demo.Wall{}
+	}
+	var cfg rankdhttp.Config
+	if s.ConfigPath != "" {
+		var err error
+		if cfg, err = rankdhttp.LoadConfig(s.ConfigPath); err != nil {
+			return err
+		}
+	}
+	store, err := sqlite.Open(ctx, s.DataDir, sqlite.WithNow(s.Now))
+	if err != nil {
+		return err
+	}
+	s.store = store
+	auth, err := rankdhttp.NewAuth(cfg, s.AdminToken, s.JudgeToken, store)
+	if err != nil {
+		return errors.Join(err, store.Close())
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := engine.NewMetrics(reg)
+	s.engine = engine.New(store, metrics)
+	s.engine.Now, s.engine.Logger = s.Now, s.Logger
+	metrics.Attach(s.engine)
+	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
+	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
+	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
+		return errors.Join(err, store.Close())
+	}
+	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), slog.String("data", s.DataDir))
+
+	bg, cancel := context.WithCancel(context.Background())
+	s.cancel, s.done = cancel, make(chan struct{})
+	go func() {
+		defer close(s.done)
+		if err := s.engine.Open(bg); err != nil {
+			s.Logger.Error("restoring the contests failed; the server stays not ready", slog.String("error", err.Error()))
+			return
+		}
+		s.Logger.Info("ready", slog.Int("contests", len(s.engine.ContestIDs())))
+		if s.Demo {
+			s.runDemo(bg)
+		}
+	}()
+	return nil
+}
+
+// runDemo plays the demo contest: a new one starting now, or the one stored, caught up and continued.
+func (s *Server) runDemo(ctx context.Context) {
+	start := s.DemoClock.Now().Truncate(time.Second)
+	_ = s.engine.Read(DemoContestID, func(b *board.Board, _ int64) error {
+		start = b.Contest().Start
+		return nil
+	})
+	cfg := demo.Config(DemoContestID, start)
+	if s.DemoClock.Now().After(start.Add(cfg.Duration)) {
+		s.Logger.Info("the demo contest is over; remove the data directory to play it again",
+			slog.String("contest", DemoContestID))
+		return
+	}
+	s.Logger.Info("demo contest playing", slog.String("contest", DemoContestID), slog.Time("start", start),
+		slog.Duration("duration", cfg.Duration))
+	err := demo.Run(ctx, cfg, s.DemoClock, func(ctx context.Context, entries []rankd.LogEntry) error {
+		res, err := s.engine.Submit(ctx, DemoContestID, entries)
+		for _, r := range res {
+			if r.Status == engine.StatusRejected {
+				s.Logger.Warn("demo event rejected", slog.String("code", r.Code), slog.String("message", r.Message))
+			}
+		}
+		return err
+	})
+	if err != nil && ctx.Err() == nil {
+		s.Logger.Error("demo stopped", slog.String("error", err.Error()))
+	}
+}
+
+// Close shuts down gracefully: no new requests, those in flight answered, queued events committed, every
+// contest checkpointed, the store closed.
+func (s *Server) Close(ctx context.Context) error {
+	var errs []error
+	if s.http != nil {
+		errs = append(errs, s.http.Shutdown(ctx))
+	}
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
+	if s.engine != nil {
+		errs = append(errs, s.engine.Close(ctx))
+	}
+	if s.store != nil {
+		errs = append(errs, s.store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// serve runs rankd serve until ctx is done (an interrupt), then shuts down.
+func (m *Main) serve(ctx context.Context, args []string) error {
+	s := &Server{Logger: slog.New(slog.NewJSONHandler(m.Stderr, nil))}
+	if err := s.ParseFlags(args, m); err != nil {
+		return err
+	}
+	if err := s.Open(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "rankd serving on http://%s\n", s.Listening)
+	<-ctx.Done()
+	s.Logger.Info("shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return s.Close(shutdown)
+}

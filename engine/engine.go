@@ -1,0 +1,489 @@
+// Package engine runs the contests of one rankd server. It keeps a board per contest; makes every event
+// durable in the log before it acknowledges it, many requests sharing one commit (group commit); restores
+// the boards at start-up from their latest checkpoint and the log's tail; and serves reads under a
+// per-contest lock, so that a reader never sees an event that is not on disk.
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+)
+
+// Store is what the engine needs of a store.
+type Store interface {
+	rankd.EventLog
+	rankd.CheckpointStore
+}
+
+// Defaults of the Engine's settings.
+const (
+	DefaultCheckpointEvery = 50000
+	DefaultMaxBatch        = 10000
+)
+
+// Engine holds the live contests of a server.
+type Engine struct {
+	// Now is the clock, for the events the engine makes itself (a freeze by hand) and nothing else.
+	Now func() time.Time
+	// CheckpointEvery is how many log entries are applied between two checkpoints of a contest.
+	CheckpointEvery int
+	// MaxBatch bounds the entries of one commit.
+	MaxBatch int
+	Logger   *slog.Logger
+	// Notify, when set, is called after each commit with the diffs that commit made visible, in order.
+	// It runs under the contest's lock: it must not block or call back into the engine.
+	Notify func(contestID string, diffs []board.Diff)
+
+	store   Store
+	metrics *Metrics
+
+	mu       sync.RWMutex
+	contests map[string]*contest
+	closed   bool
+	ready    atomic.Bool
+	wg       sync.WaitGroup
+}
+
+// New returns an engine over store. Call Open before serving it.
+func New(store Store, metrics *Metrics) *Engine {
+	return &Engine{
+		Now:             time.Now,
+		CheckpointEvery: DefaultCheckpointEvery,
+		MaxBatch:        DefaultMaxBatch,
+		Logger:          slog.New(slog.DiscardHandler),
+		store:           store,
+		metrics:         metrics,
+		contests:        make(map[string]*contest),
+	}
+}
+
+// Ready reports whether every stored contest has been restored and caught up with its log.
+func (e *Engine) Ready() bool { return e.ready.Load() }
+
+// Open restores every contest of the store: its latest checkpoint, then the log after it.
+func (e *Engine) Open(ctx context.Context) error {
+	ids, err := e.store.Contests(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		begin := time.Now()
+		c, err := e.restore(ctx, id)
+		if err != nil {
+			return err
+		}
+		e.mu.Lock()
+		e.contests[id] = c
+		e.mu.Unlock()
+		e.start(c)
+		e.Logger.Info("contest restored", slog.String("contest", id), slog.Int64("pos", c.pos),
+			slog.Duration("took", time.Since(begin)))
+	}
+	e.ready.Store(true)
+	return nil
+}
+
+// Close stops taking events, commits what is queued, checkpoints every contest and returns. It does not
+// close the store.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	e.ready.Store(false)
+	all := make([]*contest, 0, len(e.contests))
+	for _, c := range e.contests {
+		all = append(all, c)
+	}
+	e.mu.Unlock()
+	for _, c := range all {
+		close(c.queue)
+	}
+	e.wg.Wait()
+	var errs []error
+	for _, c := range all {
+		if err := e.checkpoint(ctx, c); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// contest is one live contest. Its committer goroutine is the only writer of board and pos.
+type contest struct {
+	id    string
+	queue chan *request
+
+	mu        sync.RWMutex
+	board     *board.Board
+	pos       int64 // the log position the board has applied
+	lastCheck int64 // the position of the latest checkpoint
+}
+
+// request is one call of Submit waiting for its commit.
+type request struct {
+	entries []rankd.LogEntry
+	results []Result
+	err     error
+	done    chan struct{}
+}
+
+// restore builds a contest's board from its latest checkpoint and the log after it.
+func (e *Engine) restore(ctx context.Context, id string) (*contest, error) {
+	c := &contest{id: id, queue: make(chan *request, 1024)}
+	cp, err := e.store.LatestCheckpoint(ctx, id)
+	switch {
+	case err == nil:
+		b, rerr := board.Restore(cp.Data)
+		if rerr == nil {
+			c.board, c.pos, c.lastCheck = b, cp.Pos, cp.Pos
+			break
+		}
+		// A checkpoint that does not restore is only a lost shortcut: the log rebuilds it all.
+		e.Logger.Warn("checkpoint refused, replaying the whole log", slog.String("contest", id),
+			slog.String("error", rerr.Error()))
+		c.board = board.New()
+	case rankd.ErrorCode(err) == rankd.ENOTFOUND:
+		c.board = board.New()
+	default:
+		return nil, err
+	}
+	if err := e.replay(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// replay applies the log of c after c.pos to c.board. The log's lines are streamed through one feed
+// reader, the way a feed file is read.
+func (e *Engine) replay(ctx context.Context, c *contest) error {
+	pr, pw := io.Pipe()
+	go func() {
+		err := e.store.Replay(ctx, c.id, c.pos, func(le *rankd.LogEntry) error {
+			if _, err := pw.Write(le.Data); err != nil {
+				return err
+			}
+			_, err := pw.Write([]byte{'\n'})
+			return err
+		})
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
+	r := ccs.NewReader(pr)
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			// Every line of the log was accepted once: one the board now refuses means the log is damaged.
+			return rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d: %w", c.id, c.pos+1, err)
+		}
+		c.pos++
+		if _, err := c.board.Apply(&ev); err != nil {
+			return rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d: %w", c.id, c.pos, err)
+		}
+	}
+}
+
+// start runs the committer of c.
+func (e *Engine) start(c *contest) {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.commitLoop(c)
+	}()
+}
+
+// commitLoop takes the queued requests of c, as many as are waiting, and commits them together.
+func (e *Engine) commitLoop(c *contest) {
+	var batch []*request
+	for req := range c.queue {
+		batch = append(batch[:0], req)
+		n := len(req.entries)
+	drain:
+		for n < e.MaxBatch {
+			select {
+			case more, ok := <-c.queue:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, more)
+				n += len(more.entries)
+			default:
+				break drain
+			}
+		}
+		e.commit(c, batch)
+		for _, r := range batch {
+			close(r.done)
+		}
+		if c.pos-c.lastCheck >= int64(e.CheckpointEvery) {
+			if err := e.checkpoint(context.Background(), c); err != nil {
+				e.Logger.Error("checkpoint failed", slog.String("contest", c.id), slog.String("error", err.Error()))
+			}
+		}
+	}
+}
+
+// commit appends the entries of a batch of requests in one transaction, applying each to the board as
+// the store accepts it; the board's lock is held until the entries are durable.
+func (e *Engine) commit(c *contest, batch []*request) {
+	var entries []rankd.LogEntry
+	for _, r := range batch {
+		entries = append(entries, r.entries...)
+	}
+	begin := time.Now()
+	var diffs []board.Diff
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	results, err := e.store.Append(context.Background(), c.id, entries, func(i int) error {
+		applyBegin := time.Now()
+		ch, err := c.board.Apply(&entries[i].Event)
+		e.metrics.observeApply(time.Since(applyBegin))
+		if err != nil {
+			return err
+		}
+		if e.Notify != nil {
+			for _, d := range ch.Diffs {
+				d.Rows = slices.Clone(d.Rows)
+				diffs = append(diffs, d)
+			}
+		}
+		return nil
+	})
+	e.metrics.observeCommit(time.Since(begin), len(entries))
+	if err != nil {
+		e.Logger.Error("commit failed", slog.String("contest", c.id), slog.Int("entries", len(entries)),
+			slog.String("error", err.Error()))
+		// The board may hold events the log does not: build it again from what is durable.
+		fresh, rerr := e.restore(context.Background(), c.id)
+		if rerr != nil {
+			e.Logger.Error("rebuild after a failed commit failed", slog.String("contest", c.id),
+				slog.String("error", rerr.Error()))
+		} else {
+			c.board, c.pos, c.lastCheck = fresh.board, fresh.pos, fresh.lastCheck
+		}
+		for _, r := range batch {
+			r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
+		}
+		return
+	}
+	i := 0
+	for _, r := range batch {
+		for j := range r.results {
+			r.results[j] = resultOf(results[i])
+			e.metrics.countIngest(r.results[j].Status)
+			if results[i].Err == nil && !results[i].Duplicate {
+				c.pos = results[i].Pos
+			}
+			i++
+		}
+	}
+	if e.Notify != nil && len(diffs) > 0 {
+		e.Notify(c.id, diffs)
+	}
+}
+
+// checkpoint stores c's board at its position, when it moved since the last one.
+func (e *Engine) checkpoint(ctx context.Context, c *contest) error {
+	c.mu.RLock()
+	pos := c.pos
+	if pos == c.lastCheck {
+		c.mu.RUnlock()
+		return nil
+	}
+	data, err := c.board.Checkpoint()
+	c.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	if err := e.store.SaveCheckpoint(ctx, c.id, rankd.Checkpoint{Pos: pos, Data: data}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.lastCheck = pos
+	c.mu.Unlock()
+	return nil
+}
+
+// Result is what became of one submitted event.
+type Result struct {
+	Status  string `json:"status"` // StatusAccepted, StatusDuplicate or StatusRejected
+	Pos     int64  `json:"pos,omitempty"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// The statuses of a Result.
+const (
+	StatusAccepted  = "accepted"
+	StatusDuplicate = "duplicate"
+	StatusRejected  = "rejected"
+)
+
+func resultOf(r rankd.AppendResult) Result {
+	switch {
+	case r.Err != nil:
+		return Rejected(r.Err)
+	case r.Duplicate:
+		return Result{Status: StatusDuplicate, Pos: r.Pos}
+	}
+	return Result{Status: StatusAccepted, Pos: r.Pos}
+}
+
+// Rejected is the result of an event refused with err.
+func Rejected(err error) Result {
+	return Result{Status: StatusRejected, Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}
+}
+
+// Entry prepares an event for the log: its feed line (without the token) and that line's digest. The
+// event's objects are copied, so the caller may reuse them.
+func Entry(ev rankd.Event) (rankd.LogEntry, error) {
+	token := ev.Token
+	ev.Token = ""
+	var buf lineBuffer
+	w := ccs.NewWriter(&buf)
+	if err := w.Write(ev); err != nil {
+		return rankd.LogEntry{}, err
+	}
+	if err := w.Flush(); err != nil {
+		return rankd.LogEntry{}, err
+	}
+	line := buf.b
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	sum := sha256.Sum256(line)
+	ev.Token = token
+	return rankd.LogEntry{Event: ev.Clone(), Data: line, Hash: hex.EncodeToString(sum[:16]), Token: token}, nil
+}
+
+type lineBuffer struct{ b []byte }
+
+func (l *lineBuffer) Write(p []byte) (int, error) {
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+// Submit makes events of a contest durable and applies them, in order, and returns a result per event:
+// accepted (with its log position), duplicate (already in the log: the position it has there) or
+// rejected (with the reason; nothing stored). A contest event creates the contest when it is new; other
+// events of an unknown contest are refused with ENOTFOUND.
+func (e *Engine) Submit(ctx context.Context, contestID string, entries []rankd.LogEntry) ([]Result, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	c, err := e.contestFor(contestID, entries)
+	if err != nil {
+		return nil, err
+	}
+	req := &request{entries: entries, results: make([]Result, len(entries)), done: make(chan struct{})}
+	if err := e.enqueue(ctx, c, req); err != nil {
+		return nil, err
+	}
+	select {
+	case <-req.done:
+	case <-ctx.Done():
+		// The request stays queued and will be committed: a retry with the same events is a duplicate.
+		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "gave up waiting for the commit: %w", ctx.Err())
+	}
+	return req.results, req.err
+}
+
+// enqueue queues req on c, unless the engine is closing.
+func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed {
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
+	}
+	select {
+	case c.queue <- req:
+		return nil
+	case <-ctx.Done():
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is busy: %w", ctx.Err())
+	}
+}
+
+// contestFor returns the live contest id, creating it when entries define a new contest of that id.
+func (e *Engine) contestFor(id string, entries []rankd.LogEntry) (*contest, error) {
+	e.mu.RLock()
+	c, ok := e.contests[id]
+	closed := e.closed
+	e.mu.RUnlock()
+	switch {
+	case closed:
+		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
+	case ok:
+		return c, nil
+	}
+	defined := false
+	for i := range entries {
+		if ev := &entries[i].Event; ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
+			if ev.Contest.ID != id {
+				return nil, rankd.Errorf(rankd.EINVALID, "the contest's id %q is not %q", ev.Contest.ID, id)
+			}
+			defined = true
+		}
+	}
+	if !defined {
+		return nil, rankd.Errorf(rankd.ENOTFOUND, "no contest %q", id)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.contests[id]; ok {
+		return c, nil
+	}
+	if !e.ready.Load() {
+		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is starting")
+	}
+	c = &contest{id: id, queue: make(chan *request, 1024), board: board.New()}
+	e.contests[id] = c
+	e.start(c)
+	return c, nil
+}
+
+// ContestIDs returns the ids of the live contests, sorted.
+func (e *Engine) ContestIDs() []string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	ids := make([]string, 0, len(e.contests))
+	for id := range e.contests {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Read calls fn with the board of a contest and the log position it reflects, under the contest's read
+// lock: fn must not keep the board or block.
+func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error) error {
+	e.mu.RLock()
+	c, ok := e.contests[contestID]
+	e.mu.RUnlock()
+	if !ok {
+		return rankd.Errorf(rankd.ENOTFOUND, "no contest %q", contestID)
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.board.Contest().ID == "" {
+		// Created, but its definition was refused: it does not exist yet.
+		return rankd.Errorf(rankd.ENOTFOUND, "no contest %q", contestID)
+	}
+	return fn(c.board, c.pos)
+}

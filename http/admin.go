@@ -1,0 +1,287 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+	"rankd/engine"
+)
+
+// contestBundle defines or updates a contest and its objects at once, each a CCS object (rankd's extensions
+// included; see docs/ccs.md). Objects are applied in this order; a contest without judgement types gets the
+// default ones.
+type contestBundle struct {
+	Contest        json.RawMessage   `json:"contest"`
+	JudgementTypes []json.RawMessage `json:"judgement-types"`
+	Groups         []json.RawMessage `json:"groups"`
+	Organizations  []json.RawMessage `json:"organizations"`
+	Problems       []json.RawMessage `json:"problems"`
+	Teams          []json.RawMessage `json:"teams"`
+}
+
+// lines returns the bundle as feed lines.
+func (cb *contestBundle) lines() [][]byte {
+	var lines [][]byte
+	add := func(t rankd.EventType, objs ...json.RawMessage) {
+		for _, o := range objs {
+			var l []byte
+			l = append(l, `{"type":"`...)
+			l = append(l, t.String()...)
+			l = append(l, `","data":`...)
+			l = append(l, o...)
+			l = append(l, '}')
+			lines = append(lines, l)
+		}
+	}
+	if len(cb.Contest) > 0 {
+		add(rankd.EventContest, cb.Contest)
+	}
+	add(rankd.EventJudgementType, cb.JudgementTypes...)
+	add(rankd.EventGroup, cb.Groups...)
+	add(rankd.EventOrganization, cb.Organizations...)
+	add(rankd.EventProblem, cb.Problems...)
+	add(rankd.EventTeam, cb.Teams...)
+	return lines
+}
+
+func (s *Server) readBundle(w http.ResponseWriter, r *http.Request) (contestBundle, error) {
+	var cb contestBundle
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cb); err != nil {
+		if _, ok := err.(*http.MaxBytesError); ok {
+			return cb, err
+		}
+		return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %v", err)
+	}
+	return cb, nil
+}
+
+// createContest defines a new contest from a bundle; its teams are on the board, with nothing, at once.
+func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
+	cb, err := s.readBundle(w, r)
+	if err != nil {
+		return err
+	}
+	if len(cb.Contest) == 0 {
+		return rankd.Errorf(rankd.EINVALID, "the bundle has no contest")
+	}
+	id := fastjson.GetString(cb.Contest, "id")
+	if id == "" {
+		return rankd.Errorf(rankd.EINVALID, "the contest has no id")
+	}
+	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err == nil {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q exists; PATCH it to change it", id)
+	}
+	lines := cb.lines()
+	if len(cb.JudgementTypes) == 0 {
+		lines = append(lines[:1], append(defaultJudgementTypeLines(), lines[1:]...)...)
+	}
+	resp, err := s.decodeAndSubmit(r, id, lines)
+	if err != nil {
+		return err
+	}
+	if first := resp.Results[0]; first.Status == engine.StatusRejected {
+		return &rankd.Error{Code: first.Code, Message: first.Message}
+	}
+	return writeJSON(w, http.StatusCreated, resp)
+}
+
+// updateContest applies a bundle to an existing contest: the contest object replaces the definition, the
+// other objects are added or replace those with the same id.
+func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
+	cb, err := s.readBundle(w, r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("cid")
+	if len(cb.Contest) > 0 {
+		if got := fastjson.GetString(cb.Contest, "id"); got != id {
+			return rankd.Errorf(rankd.EINVALID, "the contest's id %q is not %q", got, id)
+		}
+	}
+	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err != nil {
+		return err
+	}
+	resp, err := s.decodeAndSubmit(r, id, cb.lines())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, resp)
+}
+
+func defaultJudgementTypeLines() [][]byte {
+	var buf bytes.Buffer
+	w := ccs.NewWriter(&buf)
+	for _, jt := range rankd.DefaultJudgementTypes() {
+		_ = w.Write(rankd.Event{Type: rankd.EventJudgementType, ID: jt.ID, JudgementType: &jt})
+	}
+	_ = w.Flush() // a bytes.Buffer does not fail
+	return bytes.Split(bytes.TrimRight(buf.Bytes(), "\n"), []byte{'\n'})
+}
+
+func (s *Server) decodeAndSubmit(r *http.Request, contestID string, lines [][]byte) (ingestResponse, error) {
+	items, err := s.decode(contestID, lines)
+	if err != nil {
+		return ingestResponse{}, err
+	}
+	return s.submit(r, contestID, items)
+}
+
+// submitEvents submits events the server made; an event the engine rejects is the request's error.
+func (s *Server) submitEvents(r *http.Request, contestID string, evs ...rankd.Event) error {
+	items := make([]item, len(evs))
+	for i, ev := range evs {
+		e, err := engine.Entry(ev)
+		if err != nil {
+			return err
+		}
+		items[i] = item{n: i + 1, entry: e}
+	}
+	resp, err := s.submit(r, contestID, items)
+	if err != nil {
+		return err
+	}
+	for _, res := range resp.Results {
+		if res.Status == engine.StatusRejected {
+			return &rankd.Error{Code: res.Code, Message: res.Message}
+		}
+	}
+	return nil
+}
+
+// team returns a team of a contest, and whether it is banned.
+func (s *Server) team(contestID, teamID string) (t rankd.Team, banned bool, err error) {
+	err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+		var ok bool
+		t, banned, ok = b.Team(teamID)
+		if !ok {
+			return rankd.Errorf(rankd.ENOTFOUND, "no team %q in contest %q", teamID, contestID)
+		}
+		return nil
+	})
+	return t, banned, err
+}
+
+// setBan bans a team (off the board at once, its submissions kept) or lets it back.
+func (s *Server) setBan(banned bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		cid, tid := r.PathValue("cid"), r.PathValue("tid")
+		if _, _, err := s.team(cid, tid); err != nil {
+			return err
+		}
+		ev := rankd.Event{Type: rankd.EventBan, ID: tid, Ban: &rankd.Ban{TeamID: tid, Banned: banned}}
+		if err := s.submitEvents(r, cid, ev); err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, map[string]any{"team_id": tid, "banned": banned})
+	}
+}
+
+// setHidden hides a team (off the public board, as a team of the jury's) or shows it again.
+func (s *Server) setHidden(hidden bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		cid, tid := r.PathValue("cid"), r.PathValue("tid")
+		t, _, err := s.team(cid, tid)
+		if err != nil {
+			return err
+		}
+		t.Hidden = hidden
+		if err := s.submitEvents(r, cid, rankd.Event{Type: rankd.EventTeam, ID: tid, Team: &t}); err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, map[string]any{"team_id": tid, "hidden": hidden})
+	}
+}
+
+// issueTeamToken makes a new token for a team, which lets it see its own verdicts during the freeze.
+func (s *Server) issueTeamToken(w http.ResponseWriter, r *http.Request) error {
+	cid, tid := r.PathValue("cid"), r.PathValue("tid")
+	if _, _, err := s.team(cid, tid); err != nil {
+		return err
+	}
+	t := rankd.Token{Secret: NewSecret(), Role: rankd.RoleTeam, ContestID: cid, TeamID: tid, Name: "team " + tid}
+	if err := s.Store.SaveToken(r.Context(), t); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, map[string]string{"token": t.Secret, "contest_id": cid, "team_id": tid})
+}
+
+// contestNow returns a contest's definition and state and how far into it now is.
+func (s *Server) contestNow(contestID string) (c rankd.Contest, st rankd.State, now time.Time, err error) {
+	err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+		c, st = b.Contest(), b.State()
+		return nil
+	})
+	return c, st, s.Now(), err
+}
+
+// freeze freezes the public board from now on: the contest's freeze moves to now.
+func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	c, st, now, err := s.contestNow(cid)
+	if err != nil {
+		return err
+	}
+	elapsed := now.Sub(c.Start).Truncate(time.Second)
+	if c.Start.IsZero() || elapsed < 0 || elapsed >= c.Duration {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q is not running: only a running contest can be frozen", cid)
+	}
+	if ft := c.FreezeTime(); ft <= elapsed {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q is already frozen since %s", cid, ccs.FormatRelTime(ft))
+	}
+	c.FreezeDuration = c.Duration - elapsed
+	frozen := c.Start.Add(elapsed)
+	st.Frozen = &frozen
+	if st.Started == nil {
+		st.Started = &c.Start
+	}
+	if err := s.submitEvents(r, cid,
+		rankd.Event{Type: rankd.EventContest, ID: cid, Contest: &c},
+		rankd.Event{Type: rankd.EventState, State: &st}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]string{"frozen_at": ccs.FormatRelTime(elapsed)})
+}
+
+// thaw shows the public the live board: after the end, by marking the contest thawed (the final board);
+// during the contest, by lifting the freeze.
+func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	c, st, now, err := s.contestNow(cid)
+	if err != nil {
+		return err
+	}
+	if c.Start.IsZero() || now.Before(c.Start) {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q has not started", cid)
+	}
+	if st.Started == nil {
+		st.Started = &c.Start
+	}
+	end := c.Start.Add(c.Duration)
+	var evs []rankd.Event
+	if now.Before(end) {
+		c.FreezeDuration = 0
+		st.Frozen = nil
+		evs = append(evs, rankd.Event{Type: rankd.EventContest, ID: cid, Contest: &c})
+	} else {
+		if st.Ended == nil {
+			st.Ended = &end
+		}
+		if st.Thawed == nil {
+			st.Thawed = &now
+		}
+	}
+	evs = append(evs, rankd.Event{Type: rankd.EventState, State: &st})
+	if err := s.submitEvents(r, cid, evs...); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]bool{"thawed": true})
+}

@@ -1,0 +1,132 @@
+package http_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+type page struct {
+	Seq    uint64
+	Total  int
+	Frozen bool
+	Rows   []struct {
+		Rank   int
+		TeamID string `json:"team_id"`
+		Solved int
+	}
+}
+
+func (p page) teams() []string {
+	var ids []string
+	for _, r := range p.Rows {
+		ids = append(ids, r.TeamID)
+	}
+	return ids
+}
+
+func TestRegisteredTeamsAreOnTheBoardAtOnce(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
+	var p page
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p)
+	if p.Total != 3 || len(p.Rows) != 3 || p.Rows[0].Rank != 1 || p.Rows[2].Rank != 1 {
+		t.Fatalf("got %+v, want three teams sharing rank 1", p)
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken,
+		[]any{map[string]any{"id": "t4", "name": "Delta"}}, nil)
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p)
+	if p.Total != 4 {
+		t.Errorf("after registering t4: got %d teams, want 4", p.Total)
+	}
+	if r := e.Do(t, "POST", "/api/v1/contests", adminToken, testContest()); r.Status != http.StatusConflict {
+		t.Errorf("creating c1 again: got %d, want 409", r.Status)
+	}
+}
+
+func TestBanAndHideTakeTeamsOffThePublicBoard(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, tc := range []struct{ on, off string }{
+		{"/api/v1/contests/c1/teams/t1/ban", ""},
+		{"/api/v1/contests/c1/teams/t1/hide", ""},
+	} {
+		e.MustDo(t, http.StatusOK, "POST", tc.on, adminToken, nil, nil)
+		var p page
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?offset=0&limit=1", "", nil, &p)
+		if p.Total != 2 || len(p.Rows) != 1 || p.Rows[0].TeamID == "t1" {
+			t.Errorf("%s: got %+v, want 2 ranked teams without t1", tc.on, p)
+		}
+		if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/teams/t1", "", nil); r.Status != http.StatusNotFound {
+			t.Errorf("%s: public row of t1: got %d, want 404", tc.on, r.Status)
+		}
+		e.MustDo(t, http.StatusOK, "DELETE", tc.on, adminToken, nil, nil)
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p)
+		if p.Total != 3 || p.Rows[0].TeamID != "t1" {
+			t.Errorf("after undoing %s: got %v, want t1 first of 3", tc.on, p.teams())
+		}
+	}
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/teams/ghost/ban", adminToken, nil); r.Status != http.StatusNotFound {
+		t.Errorf("banning an unknown team: got %d, want 404", r.Status)
+	}
+}
+
+func TestFreezeAndThawByHand(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.now = contestStart.Add(2 * time.Hour) // before the scheduled freeze
+	var p page
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p)
+	if p.Frozen {
+		t.Fatal("frozen at 2:00, want live")
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/freeze", adminToken, nil, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
+		`{"id":"s20","team_id":"t3","problem_id":"A","contest_time":"2:10:00"}`, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j20","submission_id":"s20","judgement_type_id":"AC","start_contest_time":"2:11:00"}`, nil)
+	var row struct{ Solved int }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/t3", "", nil, &row)
+	if row.Solved != 0 {
+		t.Errorf("frozen by hand at 2:00: public sees t3 with %d solved, want 0", row.Solved)
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p)
+	if !p.Frozen {
+		t.Error("after the freeze by hand: the page is not marked frozen")
+	}
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/freeze", adminToken, nil); r.Status != http.StatusConflict {
+		t.Errorf("freezing twice: got %d, want 409", r.Status)
+	}
+
+	e.now = contestStart.Add(6 * time.Hour) // after the end
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/t3", "", nil, &row)
+	if row.Solved != 1 {
+		t.Errorf("after the thaw: public sees t3 with %d solved, want 1", row.Solved)
+	}
+	var state struct{ Thawed, Ended *string }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &state)
+	if state.Thawed == nil || state.Ended == nil {
+		t.Errorf("state after the thaw: got %+v, want ended and thawed", state)
+	}
+}
+
+func TestUpdateContest(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	c := testContest()
+	contest := c["contest"].(map[string]any)
+	contest["penalty_time"] = 10
+	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest}, nil)
+	var got struct {
+		PenaltyTime int `json:"penalty_time"`
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", "", nil, &got)
+	if got.PenaltyTime != 10 {
+		t.Errorf("got penalty %d, want 10", got.PenaltyTime)
+	}
+	contest["id"] = "other"
+	if r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest}); r.Status != http.StatusBadRequest {
+		t.Errorf("PATCH with another id: got %d, want 400", r.Status)
+	}
+}

@@ -1,0 +1,209 @@
+package http
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"rankd"
+)
+
+// Auth tells who holds a bearer token: from the configuration file and the environment (fixed for the
+// server's life), or issued through the API (kept in the store as digests).
+type Auth struct {
+	static []rankd.Token
+	store  rankd.TokenStore
+}
+
+// Config is the server's configuration file (JSON).
+type Config struct {
+	Tokens []ConfigToken `json:"tokens"`
+}
+
+// ConfigToken is one token of the configuration file.
+type ConfigToken struct {
+	Token   string `json:"token"`
+	Role    string `json:"role"`
+	Contest string `json:"contest,omitempty"`
+	Team    string `json:"team,omitempty"`
+	Name    string `json:"name,omitempty"`
+}
+
+// MinTokenLength is the shortest secret accepted from a configuration, so a guessable token is refused.
+const MinTokenLength = 16
+
+// LoadConfig reads a configuration file.
+func LoadConfig(path string) (Config, error) {
+	var c Config
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// NewAuth returns the authority of the tokens of cfg, the admin and judge tokens given (from the environment;
+// "" for none) and the tokens of store.
+func NewAuth(cfg Config, adminToken, judgeToken string, store rankd.TokenStore) (*Auth, error) {
+	a := &Auth{store: store}
+	add := func(t rankd.Token) error {
+		if len(t.Secret) < MinTokenLength {
+			return fmt.Errorf("a %s token must have at least %d characters", t.Role, MinTokenLength)
+		}
+		switch t.Role {
+		case rankd.RoleAdmin, rankd.RoleJudge, rankd.RolePublic:
+			if t.ContestID != "" || t.TeamID != "" {
+				return fmt.Errorf("a %s token is not bound to a contest or team", t.Role)
+			}
+		case rankd.RoleTeam:
+			if t.ContestID == "" || t.TeamID == "" {
+				return fmt.Errorf("a team token needs its contest and team")
+			}
+		default:
+			return fmt.Errorf("unknown role %q (want admin, judge, team or public)", t.Role)
+		}
+		a.static = append(a.static, t)
+		return nil
+	}
+	for i, ct := range cfg.Tokens {
+		t := rankd.Token{Secret: ct.Token, Role: rankd.Role(ct.Role), ContestID: ct.Contest, TeamID: ct.Team, Name: ct.Name}
+		if err := add(t); err != nil {
+			return nil, fmt.Errorf("config token %d: %w", i+1, err)
+		}
+	}
+	if adminToken != "" {
+		if err := add(rankd.Token{Secret: adminToken, Role: rankd.RoleAdmin, Name: "RANKD_ADMIN_TOKEN"}); err != nil {
+			return nil, fmt.Errorf("RANKD_ADMIN_TOKEN: %w", err)
+		}
+	}
+	if judgeToken != "" {
+		if err := add(rankd.Token{Secret: judgeToken, Role: rankd.RoleJudge, Name: "RANKD_JUDGE_TOKEN"}); err != nil {
+			return nil, fmt.Errorf("RANKD_JUDGE_TOKEN: %w", err)
+		}
+	}
+	return a, nil
+}
+
+// anonymous is who sends no token.
+var anonymous = rankd.Token{Role: rankd.RolePublic}
+
+// identify returns the holder of the request's bearer token, anonymous without one.
+func (a *Auth) identify(r *http.Request) (rankd.Token, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return anonymous, nil
+	}
+	scheme, secret, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" {
+		return rankd.Token{}, rankd.Errorf(rankd.EUNAUTHORIZED, "the Authorization header must be \"Bearer <token>\"")
+	}
+	// Compare with every fixed token, without stopping at a match, so the time says nothing of the secret.
+	var found rankd.Token
+	match := 0
+	for _, t := range a.static {
+		eq := subtle.ConstantTimeCompare([]byte(secret), []byte(t.Secret))
+		if eq == 1 && match == 0 {
+			found = t
+		}
+		match |= eq
+	}
+	if match == 1 {
+		found.Secret = ""
+		return found, nil
+	}
+	if a.store != nil {
+		// The store looks tokens up by a digest, which says nothing of how close a guess was.
+		t, err := a.store.LookupToken(r.Context(), secret)
+		switch rankd.ErrorCode(err) {
+		case "":
+			return t, nil
+		case rankd.ENOTFOUND:
+		default:
+			return rankd.Token{}, err
+		}
+	}
+	return rankd.Token{}, rankd.Errorf(rankd.EUNAUTHORIZED, "unknown token")
+}
+
+// NewSecret returns a fresh random token secret.
+func NewSecret() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
+
+// withRole wraps h so that it runs only for a holder with one of the roles.
+func (s *Server) withRole(h handlerFunc, roles ...rankd.Role) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		t, err := s.Auth.identify(r)
+		if err != nil {
+			return err
+		}
+		for _, role := range roles {
+			if t.Role == role {
+				return h(w, r)
+			}
+		}
+		need := "an admin token"
+		if len(roles) > 1 {
+			need = "a judge or admin token"
+		}
+		if t == anonymous {
+			return rankd.Errorf(rankd.EUNAUTHORIZED, "this needs %s", need)
+		}
+		return rankd.Errorf(rankd.EFORBIDDEN, "this needs %s", need)
+	}
+}
+
+func (s *Server) admin(h handlerFunc) handlerFunc { return s.withRole(h, rankd.RoleAdmin) }
+func (s *Server) judge(h handlerFunc) handlerFunc {
+	return s.withRole(h, rankd.RoleJudge, rankd.RoleAdmin)
+}
+
+// viewFor returns the view a request asks for (?view=public|jury|team or team:ID), checked against its
+// token: jury needs a judge or admin token, a team view the team's own token (or a jury token). A team
+// token asks for its own team view by default.
+func (s *Server) viewFor(r *http.Request, contestID string) (rankd.View, error) {
+	t, err := s.Auth.identify(r)
+	if err != nil {
+		return rankd.View{}, err
+	}
+	q := r.URL.Query().Get("view")
+	own := t.Role == rankd.RoleTeam && t.ContestID == contestID
+	if q == "" {
+		if own {
+			return rankd.TeamView(t.TeamID), nil
+		}
+		return rankd.PublicView, nil
+	}
+	if q == "team" {
+		if !own {
+			return rankd.View{}, rankd.Errorf(rankd.EFORBIDDEN, "view team needs a team token of this contest")
+		}
+		return rankd.TeamView(t.TeamID), nil
+	}
+	v, err := rankd.ParseView(q)
+	if err != nil {
+		return v, err
+	}
+	jury := t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge
+	switch {
+	case v.Kind == rankd.ViewPublic, jury:
+		return v, nil
+	case v.Kind == rankd.ViewTeam && own && v.TeamID == t.TeamID:
+		return v, nil
+	case t == anonymous:
+		return rankd.View{}, rankd.Errorf(rankd.EUNAUTHORIZED, "view %s needs a token", q)
+	}
+	return rankd.View{}, rankd.Errorf(rankd.EFORBIDDEN, "this token may not see view %s", q)
+}

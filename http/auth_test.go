@@ -1,0 +1,193 @@
+package http_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Every admin and judge endpoint refuses a request without a token (401) and one with a token of a weaker
+// role (403), with a JSON error.
+func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	team := e.MustTeamToken(t, "t1")
+	endpoints := []struct {
+		method, path string
+		judge        bool // a judge token is enough
+	}{
+		{"POST", "/api/v1/contests", false},
+		{"PATCH", "/api/v1/contests/c1", false},
+		{"POST", "/api/v1/contests/c1/problems", false},
+		{"POST", "/api/v1/contests/c1/groups", false},
+		{"POST", "/api/v1/contests/c1/organizations", false},
+		{"POST", "/api/v1/contests/c1/teams", false},
+		{"POST", "/api/v1/contests/c1/teams/t2/ban", false},
+		{"DELETE", "/api/v1/contests/c1/teams/t2/ban", false},
+		{"POST", "/api/v1/contests/c1/teams/t2/hide", false},
+		{"DELETE", "/api/v1/contests/c1/teams/t2/hide", false},
+		{"POST", "/api/v1/contests/c1/teams/t2/tokens", false},
+		{"POST", "/api/v1/contests/c1/freeze", false},
+		{"POST", "/api/v1/contests/c1/thaw", false},
+		{"POST", "/api/v1/contests/c1/events", true},
+		{"POST", "/api/v1/contests/c1/submissions", true},
+		{"POST", "/api/v1/contests/c1/judgements", true},
+	}
+	for _, ep := range endpoints {
+		tokens := []struct {
+			name, token string
+			want        int
+		}{
+			{"none", "", http.StatusUnauthorized},
+			{"unknown", "not-a-token-of-this-server", http.StatusUnauthorized},
+			{"team", team, http.StatusForbidden},
+		}
+		if !ep.judge {
+			tokens = append(tokens, struct {
+				name, token string
+				want        int
+			}{"judge", judgeToken, http.StatusForbidden})
+		}
+		for _, tk := range tokens {
+			r := e.Do(t, ep.method, ep.path, tk.token, `{}`)
+			if r.Status != tk.want {
+				t.Errorf("%s %s with %s token: got status %d, want %d", ep.method, ep.path, tk.name, r.Status, tk.want)
+				continue
+			}
+			var body struct{ Code, Message string }
+			if err := json.Unmarshal(r.Body, &body); err != nil || body.Code == "" || body.Message == "" {
+				t.Errorf("%s %s with %s token: got body %s, want a JSON error", ep.method, ep.path, tk.name, r.Body)
+			}
+		}
+	}
+	// Nothing was changed by the refused requests: t2 is neither banned nor hidden.
+	var sb struct{ Total int }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &sb)
+	if sb.Total != 3 {
+		t.Errorf("got %d ranked teams, want 3", sb.Total)
+	}
+}
+
+func TestViewsFollowTokens(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	t2 := e.MustTeamToken(t, "t2")
+	tests := []struct {
+		name, token, query string
+		want               int
+	}{
+		{"public anonymous", "", "", http.StatusOK},
+		{"jury anonymous", "", "?view=jury", http.StatusUnauthorized},
+		{"jury team", t2, "?view=jury", http.StatusForbidden},
+		{"jury judge", judgeToken, "?view=jury", http.StatusOK},
+		{"own team", t2, "?view=team:t2", http.StatusOK},
+		{"own team short", t2, "?view=team", http.StatusOK},
+		{"other team", t2, "?view=team:t1", http.StatusForbidden},
+		{"team anonymous", "", "?view=team:t1", http.StatusUnauthorized},
+		{"team judge", judgeToken, "?view=team:t1", http.StatusOK},
+		{"bad view", "", "?view=secret", http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		for _, path := range []string{"/api/v1/contests/c1/scoreboard", "/api/v1/contests/c1/submissions",
+			"/api/v1/contests/c1/problems", "/api/v1/contests/c1/awards", "/api/contests/c1/scoreboard"} {
+			if r := e.Do(t, "GET", path+tt.query, tt.token, nil); r.Status != tt.want {
+				t.Errorf("%s: GET %s%s: got status %d, want %d", tt.name, path, tt.query, r.Status, tt.want)
+			}
+		}
+	}
+}
+
+// A team sees its own frozen verdicts, never another team's.
+func TestTeamSeesOnlyItsOwnFrozenVerdicts(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken, `[
+		{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"},
+		{"id":"j4","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:21:00"}]`, nil)
+	t2 := e.MustTeamToken(t, "t2")
+
+	var subs []struct {
+		ID              string
+		JudgementTypeID *string `json:"judgement_type_id"`
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/submissions", t2, nil, &subs)
+	verdicts := map[string]string{}
+	for _, s := range subs {
+		v := "pending"
+		if s.JudgementTypeID != nil {
+			v = *s.JudgementTypeID
+		}
+		verdicts[s.ID] = v
+	}
+	want := map[string]string{"s1": "AC", "s2": "WA", "s3": "AC", "s4": "pending"}
+	for id, w := range want {
+		if verdicts[id] != w {
+			t.Errorf("submission %s: got %q, want %q", id, verdicts[id], w)
+		}
+	}
+
+	var sb struct {
+		Rows []struct {
+			TeamID string `json:"team_id"`
+			Solved int
+		}
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", t2, nil, &sb)
+	solved := map[string]int{}
+	for _, r := range sb.Rows {
+		solved[r.TeamID] = r.Solved
+	}
+	if solved["t2"] != 1 || solved["t3"] != 0 {
+		t.Errorf("team view of t2: got t2 %d solved, t3 %d; want 1 and 0 (t3's frozen solve hidden)", solved["t2"], solved["t3"])
+	}
+	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/teams/t3?view=team:t3", t2, nil); r.Status != http.StatusForbidden {
+		t.Errorf("t2 reading t3's team view: got %d, want 403", r.Status)
+	}
+}
+
+// Nothing the public can read changes when frozen submissions are judged: not a byte of any endpoint, so
+// neither ranks, counts, awards, statistics, submissions nor sequence numbers leak a verdict.
+func TestPublicLeaksNoFrozenVerdict(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	public := []string{
+		"/api/v1/contests", "/api/v1/contests/c1", "/api/v1/contests/c1/scoreboard",
+		"/api/v1/contests/c1/scoreboard?group=g1", "/api/v1/contests/c1/scoreboard/teams/t2",
+		"/api/v1/contests/c1/scoreboard/teams/t3", "/api/v1/contests/c1/problems", "/api/v1/contests/c1/teams",
+		"/api/v1/contests/c1/submissions", "/api/v1/contests/c1/submissions?team=t3", "/api/v1/contests/c1/awards",
+		"/api/contests/c1", "/api/contests/c1/scoreboard", "/api/contests/c1/state", "/api/contests/c1/awards",
+		"/api/contests/c1/teams", "/api/contests/c1/problems", "/api/contests/c1/groups",
+	}
+	before := map[string]string{}
+	for _, p := range public {
+		r := e.Do(t, "GET", p, "", nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s: got %d: %s", p, r.Status, r.Body)
+		}
+		before[p] = string(r.Body) + r.Header.Get("ETag")
+	}
+	var jury struct{ Seq uint64 }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil, &jury)
+
+	// Frozen submissions judged (one solve that would take the lead and first to solve B), one more
+	// frozen submission, and a rejudge of one of them.
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"judgements","data":{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}}`,
+		`{"type":"judgements","data":{"id":"j4","submission_id":"s4","judgement_type_id":"WA","start_contest_time":"4:21:00"}}`,
+		`{"type":"judgements","data":{"id":"j5","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:25:00"}}`,
+	}, "\n")+"\n", nil)
+
+	for _, p := range public {
+		r := e.Do(t, "GET", p, "", nil)
+		if got := string(r.Body) + r.Header.Get("ETag"); got != before[p] {
+			t.Errorf("GET %s changed after frozen verdicts:\ngot  %s\nwant %s", p, got, before[p])
+		}
+	}
+	// The jury saw them.
+	var after struct{ Seq uint64 }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil, &after)
+	if after.Seq <= jury.Seq {
+		t.Errorf("jury sequence: got %d after the verdicts, want more than %d", after.Seq, jury.Seq)
+	}
+}

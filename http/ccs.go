@@ -1,0 +1,243 @@
+package http
+
+import (
+	"net/http"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+)
+
+// The CCS-compatible endpoints (Contest API 2023-06) under /api/contests: the objects other CCS tools read.
+// They follow the same views as the native API (?view=, tokens).
+
+type ccsContestJSON struct {
+	ID                       string  `json:"id"`
+	Name                     string  `json:"name"`
+	FormalName               string  `json:"formal_name,omitempty"`
+	StartTime                *string `json:"start_time"`
+	Duration                 string  `json:"duration"`
+	ScoreboardFreezeDuration *string `json:"scoreboard_freeze_duration,omitempty"`
+	ScoreboardType           string  `json:"scoreboard_type"`
+	PenaltyTime              int64   `json:"penalty_time"`
+}
+
+func ccsContestOf(c rankd.Contest) ccsContestJSON {
+	cj := ccsContestJSON{ID: c.ID, Name: c.Name, FormalName: c.FormalName, Duration: ccs.FormatRelTime(c.Duration),
+		ScoreboardType: "pass-fail", PenaltyTime: int64(penaltyOf(&c) / time.Minute)}
+	if c.Rules != rankd.ICPC {
+		cj.ScoreboardType = "score"
+	}
+	if !c.Start.IsZero() {
+		st := ccs.FormatTime(c.Start)
+		cj.StartTime = &st
+	}
+	if c.FreezeDuration > 0 {
+		fd := ccs.FormatRelTime(c.FreezeDuration)
+		cj.ScoreboardFreezeDuration = &fd
+	}
+	return cj
+}
+
+func (s *Server) ccsContests(w http.ResponseWriter, r *http.Request) error {
+	out := []ccsContestJSON{}
+	for _, id := range s.Engine.ContestIDs() {
+		err := s.Engine.Read(id, func(b *board.Board, _ int64) error {
+			out = append(out, ccsContestOf(b.Contest()))
+			return nil
+		})
+		if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
+			return err
+		}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) ccsContest(w http.ResponseWriter, r *http.Request) error {
+	var out ccsContestJSON
+	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+		out = ccsContestOf(b.Contest())
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// stateNow returns the contest's state as the clock makes it: the steps its times passed, plus those
+// recorded (a freeze or thaw by hand, a finalization).
+func stateNow(c *rankd.Contest, st rankd.State, now time.Time) rankd.State {
+	if c.Start.IsZero() || now.Before(c.Start) {
+		return st
+	}
+	at := func(d time.Duration) *time.Time {
+		t := c.Start.Add(d)
+		return &t
+	}
+	if st.Started == nil {
+		st.Started = at(0)
+	}
+	if ft := c.FreezeTime(); st.Frozen == nil && ft < c.Duration && now.Sub(c.Start) >= ft {
+		st.Frozen = at(ft)
+	}
+	if st.Ended == nil && now.Sub(c.Start) >= c.Duration {
+		st.Ended = at(c.Duration)
+	}
+	return st
+}
+
+func (s *Server) ccsState(w http.ResponseWriter, r *http.Request) error {
+	var out ccs.StateObject
+	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+		c := b.Contest()
+		out = ccs.StateJSON(stateNow(&c, b.State(), s.Now()))
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) ccsScoreboard(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var out ccs.ScoreboardJSON
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		st, err := b.Standings(v, 0, -1)
+		if err != nil {
+			return err
+		}
+		c := b.Contest()
+		now := s.Now()
+		out = ccs.Scoreboard(&c, b.Problems(), st, stateNow(&c, b.State(), now), now)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) ccsAwards(w http.ResponseWriter, r *http.Request) error { return s.getAwards(w, r) }
+
+type ccsTeamJSON struct {
+	ID             string   `json:"id"`
+	Label          string   `json:"label"`
+	Name           string   `json:"name"`
+	DisplayName    string   `json:"display_name,omitempty"`
+	OrganizationID string   `json:"organization_id,omitempty"`
+	GroupIDs       []string `json:"group_ids"`
+	Hidden         bool     `json:"hidden,omitempty"`
+}
+
+func (s *Server) ccsTeams(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var out []ccsTeamJSON
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		for _, t := range listedTeams(b, v) {
+			label := t.Label
+			if label == "" {
+				label = t.ID
+			}
+			groups := t.GroupIDs
+			if groups == nil {
+				groups = []string{}
+			}
+			out = append(out, ccsTeamJSON{ID: t.ID, Label: label, Name: t.Name, DisplayName: t.DisplayName,
+				OrganizationID: t.OrganizationID, GroupIDs: groups, Hidden: t.Hidden})
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if out == nil {
+		out = []ccsTeamJSON{}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+type ccsProblemJSON struct {
+	ID            string   `json:"id"`
+	Label         string   `json:"label"`
+	Name          string   `json:"name"`
+	Ordinal       int      `json:"ordinal"`
+	RGB           string   `json:"rgb,omitempty"`
+	Color         string   `json:"color,omitempty"`
+	MaxScore      *float64 `json:"max_score,omitempty"`
+	TestDataCount int      `json:"test_data_count"`
+}
+
+func (s *Server) ccsProblems(w http.ResponseWriter, r *http.Request) error {
+	out := []ccsProblemJSON{}
+	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+		for _, p := range b.Problems() {
+			pj := ccsProblemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal, RGB: p.RGB, Color: p.Color}
+			if pj.Label == "" {
+				pj.Label = p.ID
+			}
+			if p.MaxScore > 0 {
+				ms := p.MaxScore
+				pj.MaxScore = &ms
+			}
+			out = append(out, pj)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) ccsGroups(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	out := []groupJSON{}
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		for _, g := range b.Groups() {
+			if !g.Hidden || v.Kind == rankd.ViewJury {
+				out = append(out, groupJSON{ID: g.ID, Name: g.Name, Hidden: g.Hidden})
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+type ccsOrganizationJSON struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	FormalName string `json:"formal_name,omitempty"`
+	Country    string `json:"country,omitempty"`
+}
+
+func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error {
+	out := []ccsOrganizationJSON{}
+	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+		seen := map[string]bool{}
+		for _, t := range b.Teams() {
+			if t.OrganizationID == "" || seen[t.OrganizationID] {
+				continue
+			}
+			seen[t.OrganizationID] = true
+			if o, ok := b.Organization(t.OrganizationID); ok {
+				out = append(out, ccsOrganizationJSON{ID: o.ID, Name: o.Name, FormalName: o.FormalName, Country: o.Country})
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,124 @@
+package http_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+type itemResult struct {
+	Item    int
+	Type    string
+	ID      string
+	Status  string
+	Pos     int64
+	Code    string
+	Message string
+}
+
+type ingestResponse struct {
+	Accepted, Duplicates, Rejected int
+	Results                        []itemResult
+}
+
+func TestIngestResultsPerItem(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	var res ingestResponse
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+		`{"type":"submissions","data":{"id":"s11","team_id":"nobody","problem_id":"B","contest_time":"2:00:00"}}`,
+		`not json`,
+		`{"type":"judgements","data":{"id":"j10","submission_id":"s10","judgement_type_id":"AC","start_contest_time":"2:01:00"}}`,
+		`{"type":"judgements","data":{"id":"j11","submission_id":"s10","judgement_type_id":"NOPE","start_contest_time":"2:01:00"}}`,
+		`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+	}, "\n")+"\n", &res)
+	want := []struct {
+		status, code string
+	}{
+		{"accepted", ""}, {"rejected", "unprocessable"}, {"rejected", "invalid"}, {"accepted", ""},
+		{"rejected", "unprocessable"}, {"duplicate", ""},
+	}
+	if len(res.Results) != len(want) {
+		t.Fatalf("got %d results, want %d: %+v", len(res.Results), len(want), res.Results)
+	}
+	for i, w := range want {
+		got := res.Results[i]
+		if got.Item != i+1 || got.Status != w.status || got.Code != w.code {
+			t.Errorf("item %d: got %+v, want status %s code %q", i+1, got, w.status, w.code)
+		}
+		if got.Status == "rejected" && got.Message == "" {
+			t.Errorf("item %d: rejected without a reason", i+1)
+		}
+	}
+	if res.Results[5].Pos != res.Results[0].Pos {
+		t.Errorf("duplicate: got position %d, want the first one's %d", res.Results[5].Pos, res.Results[0].Pos)
+	}
+	if res.Accepted != 2 || res.Duplicates != 1 || res.Rejected != 3 {
+		t.Errorf("got counts %d/%d/%d, want 2/1/3", res.Accepted, res.Duplicates, res.Rejected)
+	}
+}
+
+// A retry of the same request gets the same answer, and the board does not move.
+func TestIngestRetryIsIdempotent(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	body := `{"id":"j9","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`
+	var first, again itemResultsOnly
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken, body, &first)
+	var jury struct{ Seq uint64 }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil, &jury)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken, body, &again)
+	if first.Results[0].Status != "accepted" || again.Results[0].Status != "duplicate" ||
+		again.Results[0].Pos != first.Results[0].Pos {
+		t.Errorf("got %+v then %+v, want accepted then duplicate at the same position", first.Results, again.Results)
+	}
+	var after struct{ Seq uint64 }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil, &after)
+	if after.Seq != jury.Seq {
+		t.Errorf("jury sequence moved on a duplicate: %d → %d", jury.Seq, after.Seq)
+	}
+}
+
+type itemResultsOnly struct{ Results []itemResult }
+
+// A rejudge is a new judgement of the same submission: the latest counts.
+func TestIngestRejudge(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j2b","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:30:00"}`, nil)
+	var row struct{ Solved, Penalty int }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/t2", "", nil, &row)
+	if row.Solved != 1 || row.Penalty != 60 {
+		t.Errorf("after the rejudge: got %+v, want 1 solved with penalty 60", row)
+	}
+}
+
+func TestIngestErrors(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	tests := []struct {
+		name, path, body string
+		want             int
+		code             string
+	}{
+		{"malformed JSON", "/api/v1/contests/c1/judgements", `{"id":`, http.StatusBadRequest, "invalid"},
+		{"not an object", "/api/v1/contests/c1/judgements", `42`, http.StatusBadRequest, "invalid"},
+		{"single rejected", "/api/v1/contests/c1/submissions",
+			`{"id":"x","team_id":"ghost","problem_id":"A","contest_time":"1:00:00"}`, http.StatusUnprocessableEntity, "unprocessable"},
+		{"unknown contest", "/api/v1/contests/nope/submissions",
+			`{"id":"x","team_id":"t1","problem_id":"A","contest_time":"1:00:00"}`, http.StatusNotFound, "not_found"},
+		{"too large", "/api/v1/contests/c1/submissions", `[` + strings.Repeat(`{"id":"x"},`, 200000) + `{}]`,
+			http.StatusRequestEntityTooLarge, "too_large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body struct{ Code, Message string }
+			e.MustDo(t, tt.want, "POST", tt.path, judgeToken, tt.body, &body)
+			if body.Code != tt.code || body.Message == "" {
+				t.Errorf("got %+v, want code %s with a message", body, tt.code)
+			}
+		})
+	}
+}

@@ -1,0 +1,464 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+)
+
+// contestJSON describes a contest in the native API.
+type contestJSON struct {
+	ID             string        `json:"id"`
+	Name           string        `json:"name"`
+	FormalName     string        `json:"formal_name,omitempty"`
+	Rules          string        `json:"rules"`
+	StartTime      *string       `json:"start_time"`
+	Duration       string        `json:"duration"`
+	FreezeDuration string        `json:"scoreboard_freeze_duration"`
+	PenaltyTime    int64         `json:"penalty_time"`
+	Phase          string        `json:"phase"`
+	Teams          int           `json:"teams"`
+	Problems       []problemJSON `json:"problems,omitempty"`
+	Groups         []groupJSON   `json:"groups,omitempty"`
+}
+
+type problemJSON struct {
+	ID       string  `json:"id"`
+	Label    string  `json:"label"`
+	Name     string  `json:"name"`
+	Ordinal  int     `json:"ordinal"`
+	RGB      string  `json:"rgb,omitempty"`
+	Color    string  `json:"color,omitempty"`
+	MaxScore float64 `json:"max_score,omitempty"`
+	Value    int64   `json:"value,omitempty"`
+}
+
+type groupJSON struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Hidden bool   `json:"hidden,omitempty"`
+}
+
+// The phases of a contest, as its times, its state and the clock make it.
+const (
+	PhaseScheduled = "scheduled"
+	PhaseRunning   = "running"
+	PhaseFrozen    = "frozen"
+	PhaseEnded     = "ended"
+	PhaseThawed    = "thawed"
+	PhaseFinalized = "finalized"
+)
+
+func phase(c *rankd.Contest, st rankd.State, now time.Time) string {
+	switch {
+	case st.Finalized != nil:
+		return PhaseFinalized
+	case st.Thawed != nil:
+		return PhaseThawed
+	case c.Start.IsZero() || now.Before(c.Start):
+		return PhaseScheduled
+	case now.Sub(c.Start) >= c.Duration || st.Ended != nil:
+		return PhaseEnded
+	case now.Sub(c.Start) >= c.FreezeTime():
+		return PhaseFrozen
+	}
+	return PhaseRunning
+}
+
+func (s *Server) describe(b *board.Board, full bool) contestJSON {
+	c := b.Contest()
+	cj := contestJSON{
+		ID: c.ID, Name: c.Name, FormalName: c.FormalName, Rules: c.Rules.String(),
+		Duration:       ccs.FormatRelTime(c.Duration),
+		FreezeDuration: ccs.FormatRelTime(c.FreezeDuration),
+		PenaltyTime:    int64(penaltyOf(&c) / time.Minute),
+		Phase:          phase(&c, b.State(), s.Now()),
+		Teams:          len(b.Teams()),
+	}
+	if !c.Start.IsZero() {
+		st := ccs.FormatTime(c.Start)
+		cj.StartTime = &st
+	}
+	if full {
+		for _, p := range b.Problems() {
+			cj.Problems = append(cj.Problems, problemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal,
+				RGB: p.RGB, Color: p.Color, MaxScore: p.MaxScore, Value: p.Value})
+		}
+		for _, g := range b.Groups() {
+			cj.Groups = append(cj.Groups, groupJSON{ID: g.ID, Name: g.Name, Hidden: g.Hidden})
+		}
+	}
+	return cj
+}
+
+func penaltyOf(c *rankd.Contest) time.Duration {
+	if c.PenaltyTime == 0 {
+		return rankd.DefaultPenaltyTime
+	}
+	return c.PenaltyTime
+}
+
+func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
+	out := []contestJSON{}
+	for _, id := range s.Engine.ContestIDs() {
+		err := s.Engine.Read(id, func(b *board.Board, _ int64) error {
+			out = append(out, s.describe(b, false))
+			return nil
+		})
+		if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
+			return err
+		}
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
+	var cj contestJSON
+	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+		cj = s.describe(b, true)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, cj)
+}
+
+// scoreboardJSON is a page of a view of the board.
+type scoreboardJSON struct {
+	ContestID string    `json:"contest_id"`
+	View      string    `json:"view"`
+	Seq       uint64    `json:"seq"`
+	Group     string    `json:"group,omitempty"`
+	Total     int       `json:"total"`
+	Offset    int       `json:"offset"`
+	Frozen    bool      `json:"frozen"`
+	Rows      []rowJSON `json:"rows"`
+}
+
+type rowJSON struct {
+	Rank         int        `json:"rank"`
+	TeamID       string     `json:"team_id"`
+	TeamName     string     `json:"team_name"`
+	Organization string     `json:"organization,omitempty"`
+	GroupIDs     []string   `json:"group_ids,omitempty"`
+	Solved       int        `json:"solved"`
+	Penalty      int64      `json:"penalty"`
+	Score        float64    `json:"score"`
+	TimeMS       int64      `json:"time_ms"`
+	Cells        []cellJSON `json:"cells"`
+}
+
+type cellJSON struct {
+	ProblemID    string  `json:"problem_id"`
+	Solved       bool    `json:"solved"`
+	FirstToSolve bool    `json:"first_to_solve,omitempty"`
+	Judged       int     `json:"judged"`
+	Pending      int     `json:"pending"`
+	TimeMS       int64   `json:"time_ms,omitempty"`
+	Penalty      int64   `json:"penalty,omitempty"`
+	Score        float64 `json:"score,omitempty"`
+}
+
+func renderRow(b *board.Board, row rankd.Row) rowJSON {
+	rj := rowJSON{Rank: row.Rank, TeamID: row.TeamID, Solved: row.Solved, Penalty: row.Penalty, Score: row.Score,
+		TimeMS: row.Time.Milliseconds(), Cells: make([]cellJSON, len(row.Cells))}
+	if t, _, ok := b.Team(row.TeamID); ok {
+		rj.TeamName = t.DisplayName
+		if rj.TeamName == "" {
+			rj.TeamName = t.Name
+		}
+		rj.GroupIDs = t.GroupIDs
+		if o, ok := b.Organization(t.OrganizationID); ok {
+			rj.Organization = o.Name
+		}
+	}
+	for i, c := range row.Cells {
+		rj.Cells[i] = cellJSON{ProblemID: c.ProblemID, Solved: c.Solved, FirstToSolve: c.FirstToSolve, Judged: c.Judged,
+			Pending: c.Pending, TimeMS: c.Time.Milliseconds(), Penalty: c.Penalty, Score: c.Score}
+	}
+	return rj
+}
+
+// frozen reports whether view v of b hides verdicts now.
+func (s *Server) frozen(b *board.Board, v rankd.View) bool {
+	if v.Kind == rankd.ViewJury {
+		return false
+	}
+	c := b.Contest()
+	p := phase(&c, b.State(), s.Now())
+	return p == PhaseFrozen || (p == PhaseEnded && c.FreezeTime() < c.Duration)
+}
+
+// intParam reads an integer query parameter, def when absent.
+func intParam(r *http.Request, name string, def int) (int, error) {
+	q := r.URL.Query().Get(name)
+	if q == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(q)
+	if err != nil || n < 0 {
+		return 0, rankd.Errorf(rankd.EINVALID, "%s must be a whole number, not %q", name, q)
+	}
+	return n, nil
+}
+
+// page reads offset and limit; no limit means every row.
+func page(r *http.Request) (offset, limit int, err error) {
+	if offset, err = intParam(r, "offset", 0); err != nil {
+		return 0, 0, err
+	}
+	limit, err = intParam(r, "limit", -1)
+	return offset, limit, err
+}
+
+func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	offset, limit, err := page(r)
+	if err != nil {
+		return err
+	}
+	group := r.URL.Query().Get("group")
+	var out scoreboardJSON
+	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		var st rankd.Standings
+		var err error
+		if group != "" {
+			st, err = b.GroupStandings(v, group, offset, limit)
+		} else {
+			st, err = b.Standings(v, offset, limit)
+		}
+		if err != nil {
+			return err
+		}
+		out = scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
+			Offset: st.Offset, Frozen: s.frozen(b, v), Rows: make([]rowJSON, len(st.Rows))}
+		for i, row := range st.Rows {
+			out.Rows[i] = renderRow(b, row)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// teamRowJSON is one team's row with the sequence number of its view.
+type teamRowJSON struct {
+	ContestID string `json:"contest_id"`
+	View      string `json:"view"`
+	Seq       uint64 `json:"seq"`
+	rowJSON
+}
+
+func (s *Server) getTeamRow(w http.ResponseWriter, r *http.Request) error {
+	cid, tid := r.PathValue("cid"), r.PathValue("tid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var out teamRowJSON
+	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		row, err := b.Row(v, tid)
+		if err != nil {
+			return err
+		}
+		out = teamRowJSON{ContestID: cid, View: v.String(), Seq: b.Seq(v), rowJSON: renderRow(b, row)}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// problemStatsJSON is what a view shows of one problem's submissions.
+type problemStatsJSON struct {
+	problemJSON
+	Solved   int `json:"solved"`   // teams that solved it
+	Attempts int `json:"attempts"` // submissions counted: judged and pending
+	Pending  int `json:"pending"`
+	// FirstSolveMS is the contest time of the first solve, in ms; absent when unsolved.
+	FirstSolveMS *int64 `json:"first_solve_ms,omitempty"`
+}
+
+// getProblemStats returns each problem with its solves and attempts in a view: the public view during the
+// freeze counts frozen submissions as pending only.
+func (s *Server) getProblemStats(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		ContestID string             `json:"contest_id"`
+		View      string             `json:"view"`
+		Seq       uint64             `json:"seq"`
+		Problems  []problemStatsJSON `json:"problems"`
+	}
+	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		st, err := b.Standings(v, 0, -1)
+		if err != nil {
+			return err
+		}
+		probs := b.Problems()
+		out.ContestID, out.View, out.Seq = cid, v.String(), st.Seq
+		out.Problems = make([]problemStatsJSON, len(probs))
+		for i, p := range probs {
+			out.Problems[i].problemJSON = problemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal,
+				RGB: p.RGB, Color: p.Color, MaxScore: p.MaxScore, Value: p.Value}
+		}
+		for _, row := range st.Rows {
+			for i, c := range row.Cells {
+				ps := &out.Problems[i]
+				ps.Attempts += c.Judged + c.Pending
+				ps.Pending += c.Pending
+				if c.Solved {
+					ps.Solved++
+					if t := c.Time.Milliseconds(); ps.FirstSolveMS == nil || t < *ps.FirstSolveMS {
+						ps.FirstSolveMS = &t
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// teamJSON is a team as the native API lists it; hidden and banned show in the jury's list only.
+type teamJSON struct {
+	ID             string   `json:"id"`
+	Label          string   `json:"label,omitempty"`
+	Name           string   `json:"name"`
+	DisplayName    string   `json:"display_name,omitempty"`
+	OrganizationID string   `json:"organization_id,omitempty"`
+	GroupIDs       []string `json:"group_ids,omitempty"`
+	Hidden         bool     `json:"hidden,omitempty"`
+	Banned         bool     `json:"banned,omitempty"`
+}
+
+// listedTeams returns the teams view v may list: the public not hidden ones, nor those of hidden groups,
+// nor banned ones.
+func listedTeams(b *board.Board, v rankd.View) []teamJSON {
+	hiddenGroup := map[string]bool{}
+	for _, g := range b.Groups() {
+		hiddenGroup[g.ID] = g.Hidden
+	}
+	out := []teamJSON{}
+	for _, t := range b.Teams() {
+		_, banned, _ := b.Team(t.ID)
+		if v.Kind != rankd.ViewJury {
+			off := t.Hidden || banned
+			for _, g := range t.GroupIDs {
+				off = off || hiddenGroup[g]
+			}
+			if off && (v.Kind != rankd.ViewTeam || v.TeamID != t.ID) {
+				continue
+			}
+		}
+		out = append(out, teamJSON{ID: t.ID, Label: t.Label, Name: t.Name, DisplayName: t.DisplayName,
+			OrganizationID: t.OrganizationID, GroupIDs: t.GroupIDs, Hidden: t.Hidden, Banned: banned})
+	}
+	return out
+}
+
+func (s *Server) getTeams(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var out []teamJSON
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		out = listedTeams(b, v)
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// submissionJSON is one submission as a view may see it: judgement_type_id is absent while it is pending,
+// and for the public during the freeze.
+type submissionJSON struct {
+	ID              string  `json:"id"`
+	TeamID          string  `json:"team_id"`
+	ProblemID       string  `json:"problem_id"`
+	ContestTime     string  `json:"contest_time"`
+	JudgementTypeID *string `json:"judgement_type_id"`
+	Score           float64 `json:"score,omitempty"`
+}
+
+// getSubmissions lists a contest's submissions (?team=, ?problem=, offset, limit), each verdict as the view
+// may see it.
+func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	offset, limit, err := page(r)
+	if err != nil {
+		return err
+	}
+	if limit < 0 || limit > 1000 {
+		limit = 1000
+	}
+	if err := s.Engine.Read(cid, func(*board.Board, int64) error { return nil }); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	recs, err := s.Store.Submissions(r.Context(), cid, rankd.SubmissionFilter{
+		TeamID: q.Get("team"), ProblemID: q.Get("problem"), Offset: offset, Limit: limit})
+	if err != nil {
+		return err
+	}
+	out := []submissionJSON{}
+	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		for _, rec := range recs {
+			jt, sc, ok := b.Verdict(v, rec.ID)
+			if !ok {
+				continue
+			}
+			sj := submissionJSON{ID: rec.ID, TeamID: rec.TeamID, ProblemID: rec.ProblemID,
+				ContestTime: ccs.FormatRelTime(rec.Time), Score: sc}
+			if jt != "" {
+				sj.JudgementTypeID = &jt
+			}
+			out = append(out, sj)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getAwards(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var out []ccs.AwardObject
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		out = ccs.Awards(b.Awards(v))
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}

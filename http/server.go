@@ -1,0 +1,253 @@
+// Package http is rankd's HTTP interface: the JSON API under /api/v1, the CCS-compatible endpoints under
+// /api/contests, health and readiness, and Prometheus metrics. It is the only package that maps error codes
+// to HTTP statuses.
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"rankd"
+	"rankd/engine"
+)
+
+// Store is what the server reads directly from the store: the submissions list and issued tokens.
+type Store interface {
+	rankd.SubmissionStore
+	rankd.TokenStore
+}
+
+// DefaultMaxBody bounds request bodies: a whole event feed fits, a runaway upload does not.
+const DefaultMaxBody = 64 << 20
+
+// Server serves the API of one engine.
+type Server struct {
+	Engine *engine.Engine
+	Store  Store
+	Auth   *Auth
+	Logger *slog.Logger
+	// Now is the clock for what the server does by hand (a freeze now, a thaw now).
+	Now func() time.Time
+	// MaxBody bounds request bodies; 0 takes DefaultMaxBody.
+	MaxBody int64
+
+	gatherer prometheus.Gatherer
+	latency  *prometheus.HistogramVec
+	mux      *http.ServeMux
+	srv      *http.Server
+}
+
+// NewServer returns a server with its routes; reg receives the HTTP metrics and gatherer serves /metrics.
+func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registerer, gatherer prometheus.Gatherer) *Server {
+	s := &Server{
+		Engine:   e,
+		Store:    store,
+		Auth:     auth,
+		Logger:   slog.New(slog.DiscardHandler),
+		Now:      time.Now,
+		gatherer: gatherer,
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "rankd_http_request_seconds",
+			Help:    "HTTP request latency by route and status code.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}, []string{"route", "code"}),
+		mux: http.NewServeMux(),
+	}
+	reg.MustRegister(s.latency)
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.handle("GET /healthz", s.healthz)
+	s.handle("GET /readyz", s.readyz)
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+
+	s.handle("GET /api/v1/contests", s.listContests)
+	s.handle("POST /api/v1/contests", s.admin(s.createContest))
+	s.handle("GET /api/v1/contests/{cid}", s.getContest)
+	s.handle("PATCH /api/v1/contests/{cid}", s.admin(s.updateContest))
+	s.handle("POST /api/v1/contests/{cid}/problems", s.admin(s.postObjects(rankd.EventProblem)))
+	s.handle("POST /api/v1/contests/{cid}/groups", s.admin(s.postObjects(rankd.EventGroup)))
+	s.handle("POST /api/v1/contests/{cid}/organizations", s.admin(s.postObjects(rankd.EventOrganization)))
+	s.handle("POST /api/v1/contests/{cid}/teams", s.admin(s.postObjects(rankd.EventTeam)))
+	s.handle("POST /api/v1/contests/{cid}/teams/{tid}/ban", s.admin(s.setBan(true)))
+	s.handle("DELETE /api/v1/contests/{cid}/teams/{tid}/ban", s.admin(s.setBan(false)))
+	s.handle("POST /api/v1/contests/{cid}/teams/{tid}/hide", s.admin(s.setHidden(true)))
+	s.handle("DELETE /api/v1/contests/{cid}/teams/{tid}/hide", s.admin(s.setHidden(false)))
+	s.handle("POST /api/v1/contests/{cid}/teams/{tid}/tokens", s.admin(s.issueTeamToken))
+	s.handle("POST /api/v1/contests/{cid}/freeze", s.admin(s.freeze))
+	s.handle("POST /api/v1/contests/{cid}/thaw", s.admin(s.thaw))
+
+	s.handle("POST /api/v1/contests/{cid}/events", s.judge(s.postEvents))
+	s.handle("POST /api/v1/contests/{cid}/submissions", s.judge(s.postObjects(rankd.EventSubmission)))
+	s.handle("POST /api/v1/contests/{cid}/judgements", s.judge(s.postObjects(rankd.EventJudgement)))
+
+	s.handle("GET /api/v1/contests/{cid}/scoreboard", s.getScoreboard)
+	s.handle("GET /api/v1/contests/{cid}/scoreboard/teams/{tid}", s.getTeamRow)
+	s.handle("GET /api/v1/contests/{cid}/problems", s.getProblemStats)
+	s.handle("GET /api/v1/contests/{cid}/teams", s.getTeams)
+	s.handle("GET /api/v1/contests/{cid}/submissions", s.getSubmissions)
+	s.handle("GET /api/v1/contests/{cid}/awards", s.getAwards)
+
+	s.handle("GET /api/contests", s.ccsContests)
+	s.handle("GET /api/contests/{cid}", s.ccsContest)
+	s.handle("GET /api/contests/{cid}/scoreboard", s.ccsScoreboard)
+	s.handle("GET /api/contests/{cid}/state", s.ccsState)
+	s.handle("GET /api/contests/{cid}/awards", s.ccsAwards)
+	s.handle("GET /api/contests/{cid}/teams", s.ccsTeams)
+	s.handle("GET /api/contests/{cid}/problems", s.ccsProblems)
+	s.handle("GET /api/contests/{cid}/groups", s.ccsGroups)
+	s.handle("GET /api/contests/{cid}/organizations", s.ccsOrganizations)
+
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.error(w, r, rankd.Errorf(rankd.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
+	})
+}
+
+// handlerFunc is a handler that returns its error for the server to report.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle registers a route with metrics, error reporting and panic recovery.
+func (s *Server) handle(pattern string, h handlerFunc) {
+	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		begin := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.Logger.Error("panic serving request", slog.String("route", pattern), slog.Any("panic", p))
+				s.error(rec, r, rankd.Errorf(rankd.EINTERNAL, "internal error"))
+			}
+			s.latency.WithLabelValues(pattern, strconv.Itoa(rec.code)).Observe(time.Since(begin).Seconds())
+		}()
+		if err := h(rec, r); err != nil {
+			s.error(rec, r, err)
+		}
+	}))
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Listen starts serving on addr in the background and returns the address it listens on.
+func (s *Server) Listen(addr string) (net.Addr, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s.srv = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.Logger.Error("serve", slog.String("error", err.Error()))
+		}
+	}()
+	return ln.Addr(), nil
+}
+
+// Shutdown stops accepting connections and waits for the requests in flight.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.Shutdown(ctx)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
+	if !s.Engine.Ready() {
+		return rankd.Errorf(rankd.EUNAVAILABLE, "restoring contests from the log")
+	}
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// statuses maps error codes to HTTP statuses; this is the only place that does.
+var statuses = map[string]int{
+	rankd.ECONFLICT:       http.StatusConflict,
+	rankd.EINTERNAL:       http.StatusInternalServerError,
+	rankd.EINVALID:        http.StatusBadRequest,
+	rankd.ENOTFOUND:       http.StatusNotFound,
+	rankd.EUNPROCESSABLE:  http.StatusUnprocessableEntity,
+	rankd.EUNAUTHORIZED:   http.StatusUnauthorized,
+	rankd.EFORBIDDEN:      http.StatusForbidden,
+	rankd.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	rankd.EUNAVAILABLE:    http.StatusServiceUnavailable,
+	rankd.ENOTIMPLEMENTED: http.StatusNotImplemented,
+}
+
+// StatusOf returns the HTTP status of an error code.
+func StatusOf(code string) int {
+	if st, ok := statuses[code]; ok {
+		return st
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody is the JSON of every error response.
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// error writes err as JSON; internal errors are logged and shown as a generic message.
+func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		err = rankd.Errorf(rankd.ETOOLARGE, "the request body is larger than %d bytes", mbe.Limit)
+	}
+	code := rankd.ErrorCode(err)
+	if code == rankd.EINTERNAL {
+		s.Logger.Error("request failed", slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("error", err.Error()))
+	}
+	if code == rankd.EUNAUTHORIZED {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="rankd"`)
+	}
+	_ = writeJSON(w, StatusOf(code), errorBody{Code: code, Message: rankd.ErrorMessage(err)})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	// An error here is the client gone: nothing more can be said to it.
+	_ = json.NewEncoder(w).Encode(v)
+	return nil
+}

@@ -1,0 +1,176 @@
+package http_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"rankd/engine"
+	rankdhttp "rankd/http"
+	"rankd/sqlite"
+)
+
+const (
+	adminToken = "admin-token-0123456789"
+	judgeToken = "judge-token-0123456789"
+)
+
+// contestStart is when the test contest starts; it runs 5 h and freezes for the last hour.
+var contestStart = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+
+// env is a server over a fresh store, with a clock the test sets.
+type env struct {
+	URL    string
+	now    time.Time
+	engine *engine.Engine
+}
+
+// MustOpen starts a server over a store in a temporary directory; the clock reads 4:30 into the contest.
+func MustOpen(tb testing.TB) *env {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := &env{now: contestStart.Add(4*time.Hour + 30*time.Minute)}
+	auth, err := rankdhttp.NewAuth(rankdhttp.Config{}, adminToken, judgeToken, db)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	e.engine = engine.New(db, engine.NewMetrics(reg))
+	if err := e.engine.Open(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	s := rankdhttp.NewServer(e.engine, db, auth, reg, reg)
+	s.Now = func() time.Time { return e.now }
+	s.MaxBody = 1 << 20
+	ts := httptest.NewServer(s)
+	e.URL = ts.URL
+	tb.Cleanup(func() {
+		ts.Close()
+		if err := e.engine.Close(ctx); err != nil {
+			tb.Error(err)
+		}
+		if err := db.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return e
+}
+
+// response is an HTTP answer, read whole.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends a request with a bearer token ("" for none) and a body (nil for none).
+func (e *env) Do(tb testing.TB, method, path, token string, body any) response {
+	tb.Helper()
+	var rd io.Reader
+	ctype := "application/json"
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+		if strings.Contains(b, "\n{") {
+			ctype = "application/x-ndjson"
+		}
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, e.URL+path, rd)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+// MustDo is Do that fails unless the status is want, and decodes the body into v (when not nil).
+func (e *env) MustDo(tb testing.TB, want int, method, path, token string, body, v any) {
+	tb.Helper()
+	r := e.Do(tb, method, path, token, body)
+	if r.Status != want {
+		tb.Fatalf("%s %s: got status %d, want %d: %s", method, path, r.Status, want, r.Body)
+	}
+	if v != nil {
+		if err := json.Unmarshal(r.Body, v); err != nil {
+			tb.Fatalf("%s %s: %v: %s", method, path, err, r.Body)
+		}
+	}
+}
+
+// testContest is a 5-hour ICPC contest with a 1-hour freeze, three teams and two problems.
+func testContest() map[string]any {
+	return map[string]any{
+		"contest": map[string]any{"id": "c1", "name": "Test Contest", "start_time": contestStart.Format(time.RFC3339),
+			"duration": "5:00:00", "scoreboard_freeze_duration": "1:00:00", "penalty_time": 20},
+		"groups": []any{map[string]any{"id": "g1", "name": "Universities"}},
+		"problems": []any{
+			map[string]any{"id": "A", "label": "A", "name": "Apples", "ordinal": 0},
+			map[string]any{"id": "B", "label": "B", "name": "Bananas", "ordinal": 1},
+		},
+		"teams": []any{
+			map[string]any{"id": "t1", "name": "Alpha", "group_ids": []string{"g1"}},
+			map[string]any{"id": "t2", "name": "Bravo", "group_ids": []string{"g1"}},
+			map[string]any{"id": "t3", "name": "Charlie", "group_ids": []string{"g1"}},
+		},
+	}
+}
+
+// MustContest creates the test contest with submissions before the freeze (judged) and after it.
+func (e *env) MustContest(tb testing.TB) {
+	tb.Helper()
+	e.MustDo(tb, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
+	feed := strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
+		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"AC","start_contest_time":"0:31:00"}}`,
+		`{"type":"submissions","data":{"id":"s2","team_id":"t2","problem_id":"A","contest_time":"1:00:00"}}`,
+		`{"type":"judgements","data":{"id":"j2","submission_id":"s2","judgement_type_id":"WA","start_contest_time":"1:01:00"}}`,
+		`{"type":"submissions","data":{"id":"s3","team_id":"t2","problem_id":"B","contest_time":"4:10:00"}}`,
+		`{"type":"submissions","data":{"id":"s4","team_id":"t3","problem_id":"B","contest_time":"4:20:00"}}`,
+	}, "\n") + "\n"
+	var res struct{ Accepted, Rejected int }
+	e.MustDo(tb, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, feed, &res)
+	if res.Accepted != 6 || res.Rejected != 0 {
+		tb.Fatalf("got %+v, want 6 accepted", res)
+	}
+}
+
+// MustTeamToken issues a token for a team.
+func (e *env) MustTeamToken(tb testing.TB, team string) string {
+	tb.Helper()
+	var out struct{ Token string }
+	e.MustDo(tb, http.StatusCreated, "POST", "/api/v1/contests/c1/teams/"+team+"/tokens", adminToken, nil, &out)
+	return out.Token
+}

@@ -1,0 +1,192 @@
+// Package sqlite is rankd's embedded store: the event log, checkpoints, the submissions list and access tokens
+// in one SQLite database file, through the pure-Go driver modernc.org/sqlite, so that a single rankd binary
+// needs no server beside it.
+//
+// The database runs in WAL mode with synchronous=FULL: a commit is on disk when it returns, so an event is
+// acknowledged only once it is durable. SQLite allows one writer at a time, so every write goes through one
+// connection (calls queue for it) while reads use a pool of their own and never wait for writes.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"rankd"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// FileName is the name of the database file inside the directory given to Open.
+const FileName = "rankd.db"
+
+// busyTimeout is how long a statement waits for a lock another process holds (a backup, the sqlite3 shell)
+// before it fails.
+const busyTimeout = 5 * time.Second
+
+// The store implements every store interface of rankd.
+var (
+	_ rankd.EventLog        = (*DB)(nil)
+	_ rankd.CheckpointStore = (*DB)(nil)
+	_ rankd.SubmissionStore = (*DB)(nil)
+	_ rankd.TokenStore      = (*DB)(nil)
+)
+
+// DB is an open store. Its methods are safe for concurrent use.
+type DB struct {
+	path  string
+	now   func() time.Time
+	write *sql.DB // one connection: SQLite has one writer, so writes queue here rather than fail as busy
+	read  *sql.DB // a pool of read-only connections; in WAL mode they read a snapshot without blocking
+	stmts stmts   // Append's statements, prepared on write
+}
+
+// Option configures Open.
+type Option func(*DB)
+
+// WithNow sets the clock that stamps stored entries, checkpoints and tokens; time.Now by default. Tests
+// inject a fixed clock to compare what they read back.
+func WithNow(now func() time.Time) Option {
+	return func(db *DB) { db.now = now }
+}
+
+// Open opens the store in directory dir, creating the directory and the database file FileName inside it
+// when they do not exist, and brings the schema up to date. A database written by a newer rankd, whose schema
+// this one does not know, is refused.
+func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
+	if dir == "" {
+		return nil, rankd.Errorf(rankd.EINVALID, "no data directory given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o750); err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	db := &DB{path: filepath.Join(abs, FileName), now: time.Now}
+	for _, o := range opts {
+		o(db)
+	}
+
+	// The writer is opened first: it switches the file to WAL mode (a setting of the file, kept), which the
+	// readers then find. BEGIN IMMEDIATE takes the write lock at the start of a transaction, so that one
+	// that read first never fails to upgrade when another process wrote meanwhile. Statement journals (a
+	// multi-row insert keeps one, to undo just itself) live in memory rather than in temporary files: they
+	// are small, and writing them cost more than the inserts.
+	db.write, err = sql.Open("sqlite", dsn(db.path, "_txlock=immediate",
+		"_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)", "_pragma=foreign_keys(1)",
+		"_pragma=temp_store(MEMORY)"))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxLifetime(0)
+	db.write.SetConnMaxIdleTime(0)
+	if err := db.checkPragmas(ctx); err != nil {
+		_ = db.write.Close()
+		return nil, err
+	}
+	if err := db.migrate(ctx); err != nil {
+		_ = db.write.Close()
+		return nil, err
+	}
+	if err := db.stmts.prepare(ctx, db.write); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+
+	db.read, err = sql.Open("sqlite", dsn(db.path, "_pragma=query_only(1)"))
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+	if err := db.read.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	return db, nil
+}
+
+// dsn returns the driver's data source name for the file at path with the given query parameters. The path
+// is a file: URI, escaped, so that no character of it is taken for a parameter.
+func dsn(path string, params ...string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	if filepath.VolumeName(path) != "" {
+		u.Path = "/" + u.Path // file:///C:/... on Windows
+	}
+	q := fmt.Sprintf("_pragma=busy_timeout(%d)", busyTimeout.Milliseconds())
+	for _, p := range params {
+		q += "&" + p
+	}
+	return u.String() + "?" + q
+}
+
+// checkPragmas makes sure the writer runs with the settings the store's guarantees rest on: a file system
+// without shared memory refuses WAL mode, and a setting the driver did not apply would go unnoticed.
+func (db *DB) checkPragmas(ctx context.Context) error {
+	var mode string
+	var sync, fk int
+	if err := db.write.QueryRowContext(ctx, "SELECT * FROM pragma_journal_mode, pragma_synchronous, pragma_foreign_keys").
+		Scan(&mode, &sync, &fk); err != nil {
+		return fail(ctx, "open "+db.path, err)
+	}
+	if mode != "wal" || sync != 2 || fk != 1 {
+		return fmt.Errorf("sqlite: open %s: journal_mode=%s synchronous=%d foreign_keys=%d, want wal, 2 (full), 1",
+			db.path, mode, sync, fk)
+	}
+	return nil
+}
+
+// Path returns the path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the store. Calls in progress finish first; later calls fail.
+func (db *DB) Close() error {
+	errs := []error{db.stmts.close()}
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	// The writer closes last: the last connection to close folds the WAL back into the database file.
+	if db.write != nil {
+		errs = append(errs, db.write.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sqlite: close: %w", err)
+	}
+	return nil
+}
+
+// fail wraps err, the failure of operation op, for the caller. When ctx is done, its error is the cause
+// (the driver reports an interrupted statement in its own words), so that callers can check it with errors.Is.
+func fail(ctx context.Context, op string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("sqlite: %s: %w", op, cerr)
+	}
+	return fmt.Errorf("sqlite: %s: %w", op, err)
+}
+
+// rollback ends tx if it is still open; after a commit it does nothing.
+func rollback(tx *sql.Tx) {
+	_ = tx.Rollback() // the error is sql.ErrTxDone after a commit, or the one that made us roll back
+}
+
+// unixNano is t as stored: nanoseconds since the epoch.
+func unixNano(t time.Time) int64 { return t.UnixNano() }
+
+// fromUnixNano is a stored time as a UTC time.
+func fromUnixNano(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+// closeRows closes rows when a read returns. Its error is not the caller's: what went wrong while reading
+// is reported by rows.Err, checked before.
+func closeRows(rows *sql.Rows) { _ = rows.Close() }

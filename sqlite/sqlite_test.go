@@ -1,0 +1,331 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/sqlite"
+	"rankd/storetest"
+)
+
+// MustOpen opens a store in dir and closes it when the test ends.
+func MustOpen(tb testing.TB, dir string, opts ...sqlite.Option) *sqlite.DB {
+	tb.Helper()
+	db, err := sqlite.Open(context.Background(), dir, opts...)
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return db
+}
+
+// MustClose closes db (a second Close, at cleanup, does nothing).
+func MustClose(tb testing.TB, db *sqlite.DB) {
+	tb.Helper()
+	if err := db.Close(); err != nil {
+		tb.Fatalf("Close: %v", err)
+	}
+}
+
+// MustRaw opens the database file of dir directly, to look at or tamper with what the store wrote.
+func MustRaw(tb testing.TB, dir string) *sql.DB {
+	tb.Helper()
+	uri := url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, sqlite.FileName))}
+	raw, err := sql.Open("sqlite", uri.String())
+	if err != nil {
+		tb.Fatalf("open raw: %v", err)
+	}
+	tb.Cleanup(func() { raw.Close() })
+	return raw
+}
+
+// MustExec runs statements on raw.
+func MustExec(tb testing.TB, raw *sql.DB, query string, args ...any) {
+	tb.Helper()
+	if _, err := raw.Exec(query, args...); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Store {
+		return MustOpen(t, t.TempDir())
+	})
+}
+
+// fixedClock returns a clock that reads t.
+func fixedClock(t time.Time) sqlite.Option {
+	return sqlite.WithNow(func() time.Time { return t })
+}
+
+// TestReopen: what was acknowledged survives a close, and the log goes on where it was.
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	at := time.Date(2026, 3, 2, 13, 30, 0, 123456789, time.FixedZone("CET", 3600))
+	db := MustOpen(t, dir, fixedClock(at))
+	entries := []rankd.LogEntry{
+		storetest.WithToken(storetest.Submission("s1", "t1", "A", time.Minute), "tok1"),
+		storetest.Entry(rankd.EventJudgement, "j1", "j1 v1"),
+	}
+	storetest.MustAppend(t, db, "c1", entries...)
+	if err := db.SaveCheckpoint(ctx, "c1", rankd.Checkpoint{Pos: 2, Data: []byte("board")}); err != nil {
+		t.Fatalf("SaveCheckpoint: %v", err)
+	}
+	if err := db.SaveToken(ctx, rankd.Token{Secret: "s3cret", Role: rankd.RoleJudge, Name: "j"}); err != nil {
+		t.Fatalf("SaveToken: %v", err)
+	}
+	MustClose(t, db)
+
+	db = MustOpen(t, dir, fixedClock(at.Add(time.Hour)))
+	log := storetest.MustReplay(t, db, "c1", 0)
+	if len(log) != len(entries) {
+		t.Fatalf("got %d entries, want %d", len(log), len(entries))
+	}
+	for i, e := range log {
+		w := entries[i]
+		if e.Pos != int64(i+1) || !bytes.Equal(e.Data, w.Data) || e.Hash != w.Hash || e.Token != w.Token {
+			t.Errorf("entry %d: got {%d %q %q %q}, want {%d %q %q %q}", i, e.Pos, e.Data, e.Hash, e.Token,
+				i+1, w.Data, w.Hash, w.Token)
+		}
+		// Stored is the injected clock's time, to the nanosecond, in UTC.
+		if !e.Stored.Equal(at) || e.Stored.Location() != time.UTC {
+			t.Errorf("entry %d: got stored %v, want %v in UTC", i, e.Stored, at)
+		}
+	}
+	if ids, err := db.Contests(ctx); err != nil || !slices.Equal(ids, []string{"c1"}) {
+		t.Errorf("Contests: got %q, %v; want [c1]", ids, err)
+	}
+	if cp, err := db.LatestCheckpoint(ctx, "c1"); err != nil || cp.Pos != 2 || string(cp.Data) != "board" {
+		t.Errorf("LatestCheckpoint: got %+v, %v; want {2 board}", cp, err)
+	}
+	if tok, err := db.LookupToken(ctx, "s3cret"); err != nil || tok.Role != rankd.RoleJudge {
+		t.Errorf("LookupToken: got %+v, %v; want a judge token", tok, err)
+	}
+	if subs := storetest.MustSubmissions(t, db, "c1", rankd.SubmissionFilter{}); len(subs) != 1 || subs[0].ID != "s1" {
+		t.Errorf("Submissions: got %+v, want s1", subs)
+	}
+
+	// Deduplication knows the log from before, and positions go on.
+	res := storetest.MustAppend(t, db, "c1",
+		storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j9", "other"), "tok1"),
+		storetest.Entry(rankd.EventJudgement, "j1", "j1 v1"),
+		storetest.Entry(rankd.EventJudgement, "j1", "j1 v2"))
+	want := []rankd.AppendResult{{Pos: 1, Duplicate: true}, {Pos: 2, Duplicate: true}, {Pos: 3}}
+	if !slices.Equal(res, want) {
+		t.Errorf("Append after reopening: got %+v, want %+v", res, want)
+	}
+	if log := storetest.MustReplay(t, db, "c1", 2); len(log) != 1 || !log[0].Stored.Equal(at.Add(time.Hour)) {
+		t.Errorf("entry appended after reopening: got %+v, want stored at %v", log, at.Add(time.Hour))
+	}
+}
+
+// TestMigrations: a new database gets every migration once; opening it again applies none.
+func TestMigrations(t *testing.T) {
+	dir := t.TempDir()
+	for range 3 {
+		MustClose(t, MustOpen(t, dir))
+	}
+	raw := MustRaw(t, dir)
+	rows, err := raw.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		t.Fatalf("query: %v", err)
+	}
+	defer rows.Close()
+	var got []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			t.Fatalf("scan: %v", err)
+		}
+		got = append(got, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("rows: %v", err)
+	}
+	var want []int
+	for v := 1; v <= sqlite.SchemaVersion(); v++ {
+		want = append(want, v)
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("applied migrations: got %v, want %v", got, want)
+	}
+	for _, table := range []string{"contests", "events", "checkpoints", "submissions", "tokens"} {
+		var n int
+		if err := raw.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
+			t.Errorf("table %s: got %d, %v; want it there", table, n, err)
+		}
+	}
+}
+
+// TestNewerSchemaRefused: a database a newer rankd migrated is not opened, and not touched.
+func TestNewerSchemaRefused(t *testing.T) {
+	dir := t.TempDir()
+	MustClose(t, MustOpen(t, dir))
+	raw := MustRaw(t, dir)
+	newer := sqlite.SchemaVersion() + 1
+	MustExec(t, raw, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 0)`, newer)
+
+	db, err := sqlite.Open(context.Background(), dir)
+	if err == nil {
+		_ = db.Close()
+		t.Fatalf("Open of a newer schema: got no error")
+	}
+	if !strings.Contains(err.Error(), "newer") {
+		t.Errorf("Open of a newer schema: got %q, want it to say the schema is newer", err)
+	}
+	var n int
+	if err := raw.QueryRow(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, newer).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the newer version's row: got %d, %v; want it kept", n, err)
+	}
+}
+
+// TestOpen: Open creates the directory, the file is where Path says, in WAL mode.
+func TestOpen(t *testing.T) {
+	// Characters a URI would take for its own are only part of the name.
+	dir := filepath.Join(t.TempDir(), "data", "a b?c#d%20e&f")
+	db := MustOpen(t, dir)
+	if want := filepath.Join(dir, sqlite.FileName); db.Path() != want {
+		t.Errorf("Path: got %s, want %s", db.Path(), want)
+	}
+	if names, err := os.ReadDir(dir); err != nil || len(names) == 0 || names[0].Name() != sqlite.FileName {
+		t.Errorf("directory: got %v, %v; want %s first", names, err, sqlite.FileName)
+	}
+	if _, err := os.Stat(db.Path()); err != nil {
+		t.Errorf("database file: %v", err)
+	}
+	var mode string
+	if err := MustRaw(t, dir).QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal mode: got %q, %v; want wal", mode, err)
+	}
+
+	if _, err := sqlite.Open(context.Background(), ""); rankd.ErrorCode(err) != rankd.EINVALID {
+		t.Errorf("Open without a directory: got %v, want code %s", err, rankd.EINVALID)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if db, err := sqlite.Open(context.Background(), file); err == nil {
+		_ = db.Close()
+		t.Errorf("Open of a file as the directory: got no error")
+	}
+}
+
+// TestSecretNotStored: the database holds a token's digest, never its secret.
+func TestSecretNotStored(t *testing.T) {
+	dir := t.TempDir()
+	db := MustOpen(t, dir)
+	const secret = "rankd-test-secret-5f1c0b7e"
+	if err := db.SaveToken(context.Background(), rankd.Token{Secret: secret, Role: rankd.RoleAdmin}); err != nil {
+		t.Fatalf("SaveToken: %v", err)
+	}
+	MustClose(t, db)
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s holds the secret", filepath.Base(f))
+		}
+	}
+	sum := sha256.Sum256([]byte(secret))
+	var digest string
+	if err := MustRaw(t, dir).QueryRow(`SELECT digest FROM tokens`).Scan(&digest); err != nil || digest != hex.EncodeToString(sum[:]) {
+		t.Errorf("digest: got %q, %v; want the hex SHA-256 of the secret", digest, err)
+	}
+}
+
+// TestAppendFailureRollsBack: when a statement fails midway, the whole call is undone, and the error shows
+// users nothing of the driver.
+func TestAppendFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := MustOpen(t, dir)
+	storetest.MustAppend(t, db, "c1", storetest.Submission("s1", "t1", "A", time.Minute))
+	// A fault to order: the insert of object "boom" fails.
+	MustExec(t, MustRaw(t, dir), `CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.object_id = 'boom'
+		BEGIN SELECT RAISE(ABORT, 'driver detail'); END`)
+
+	for _, contestID := range []string{"c1", "c2"} {
+		entries := []rankd.LogEntry{
+			storetest.Submission("s2", "t1", "A", 2*time.Minute),
+			storetest.Delete(rankd.EventSubmission, "s1"),
+			storetest.Entry(rankd.EventJudgement, "boom", "x"),
+			storetest.Entry(rankd.EventJudgement, "j2", "y"),
+		}
+		_, err := db.Append(ctx, contestID, entries, nil)
+		if err == nil {
+			t.Fatalf("%s: Append: got no error", contestID)
+		}
+		if code, msg := rankd.ErrorCode(err), rankd.ErrorMessage(err); code != rankd.EINTERNAL || strings.Contains(msg, "driver detail") {
+			t.Errorf("%s: got code %q, message %q; want %q without the driver's words", contestID, code, msg, rankd.EINTERNAL)
+		}
+	}
+	if log := storetest.MustReplay(t, db, "c1", 0); len(log) != 1 {
+		t.Errorf("c1: got %d entries, want 1", len(log))
+	}
+	if subs := storetest.MustSubmissions(t, db, "c1", rankd.SubmissionFilter{}); len(subs) != 1 || subs[0].ID != "s1" {
+		t.Errorf("c1 submissions: got %+v, want s1 alone", subs)
+	}
+	if ids, err := db.Contests(ctx); err != nil || !slices.Equal(ids, []string{"c1"}) {
+		t.Errorf("Contests: got %q, %v; want [c1]", ids, err)
+	}
+	res := storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventJudgement, "j2", "y"))
+	if want := (rankd.AppendResult{Pos: 2}); res[0] != want {
+		t.Errorf("Append after the failure: got %+v, want %+v", res[0], want)
+	}
+}
+
+// TestReplayWhileAppending: reads do not wait for writes: an Append from inside Replay's fn completes, and
+// the replay goes on over its snapshot.
+func TestReplayWhileAppending(t *testing.T) {
+	db := MustOpen(t, t.TempDir())
+	storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventJudgement, "j1", "a"),
+		storetest.Entry(rankd.EventJudgement, "j2", "b"))
+	var seen []int64
+	err := db.Replay(context.Background(), "c1", 0, func(e *rankd.LogEntry) error {
+		seen = append(seen, e.Pos)
+		_, err := db.Append(context.Background(), "c1",
+			[]rankd.LogEntry{storetest.Entry(rankd.EventJudgement, "new", string(rune('a'+e.Pos)))}, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
+	if !slices.Equal(seen, []int64{1, 2}) {
+		t.Errorf("replayed %v, want [1 2]", seen)
+	}
+	if log := storetest.MustReplay(t, db, "c1", 0); len(log) != 4 {
+		t.Errorf("got %d entries, want 4", len(log))
+	}
+}
+
+// TestClosed: a closed store fails its calls rather than panicking.
+func TestClosed(t *testing.T) {
+	db := MustOpen(t, t.TempDir())
+	MustClose(t, db)
+	if _, err := db.Append(context.Background(), "c1", []rankd.LogEntry{storetest.Entry(rankd.EventJudgement, "j1", "a")}, nil); err == nil {
+		t.Errorf("Append after Close: got no error")
+	}
+	if _, err := db.LatestCheckpoint(context.Background(), "c1"); rankd.ErrorCode(err) != rankd.EINTERNAL {
+		t.Errorf("LatestCheckpoint after Close: got %v, want code %s", err, rankd.EINTERNAL)
+	}
+}

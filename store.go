@@ -1,0 +1,127 @@
+package rankd
+
+import (
+	"context"
+	"time"
+)
+
+// LogEntry is one event as a contest's log holds it.
+type LogEntry struct {
+	// Pos is the entry's position in its contest's log: 1, 2, 3, ... without gaps. Append assigns it (and
+	// ignores the value it is given).
+	Pos int64
+	// Event is the decoded event. Append reads it to keep the store's own tables (submissions); Replay leaves it
+	// zero: the log's truth is Data.
+	Event Event
+	// Data is the event encoded as one CCS event-feed line (package ccs), without its token.
+	Data []byte
+	// Hash identifies the content of Data (a digest the caller computes). An entry without one is never a
+	// duplicate by content.
+	Hash string
+	// Token is the sender's id of this event, when it gave one (a CCS event token); unique per contest.
+	Token string
+	// Stored is when the entry was stored, by the store's clock; Append ignores the value it is given.
+	Stored time.Time
+}
+
+// AppendResult is what Append did with one entry.
+type AppendResult struct {
+	// Pos is the entry's position in the log: the new one, or for a duplicate the one stored before; 0 for a
+	// refused entry.
+	Pos int64
+	// Duplicate reports that the entry was already in the log: its token was, or the latest version of its
+	// object (same Event.Type and Event.ID) has the same Hash. Nothing was stored.
+	Duplicate bool
+	// Err is why the entry was refused (the accept function's error); nothing was stored.
+	Err error
+}
+
+// EventLog is the durable, append-only log of every contest's events: the truth the boards are built from.
+type EventLog interface {
+	// Append stores the entries of one contest, in order, atomically and durably: when it returns without
+	// error every entry not reported duplicate or refused is on disk, and none is when it returns an error.
+	// Append calls accept, in order, for each entry that is not a duplicate (of the log, or of an earlier
+	// entry of the same call), before storing it; an entry accept refuses is not stored and later entries
+	// do not see it; a nil accept accepts every entry. When Append returns an error (a cancelled ctx too),
+	// nothing of the call is stored, not even entries accept approved: the caller undoes what accept did.
+	// Append is safe for concurrent use; calls for one contest are serialized. An empty contestID: EINVALID.
+	Append(ctx context.Context, contestID string, entries []LogEntry, accept func(i int) error) ([]AppendResult, error)
+	// Replay calls fn with every entry of a contest whose Pos is after pos, in order; an unknown contest has
+	// none. It stops at fn's first error and returns it.
+	Replay(ctx context.Context, contestID string, after int64, fn func(*LogEntry) error) error
+	// Contests returns the ids of the contests that have a log (at least one stored entry), in bytewise id
+	// order.
+	Contests(ctx context.Context) ([]string, error)
+}
+
+// Checkpoint is a board's state at a log position.
+type Checkpoint struct {
+	Pos  int64
+	Data []byte
+}
+
+// CheckpointStore keeps the latest board checkpoint of each contest, so that start-up replays only the
+// log's tail.
+type CheckpointStore interface {
+	// SaveCheckpoint stores cp as the contest's latest checkpoint: the last one saved is the latest (older
+	// ones may be dropped). A negative Pos or an empty contestID: EINVALID.
+	SaveCheckpoint(ctx context.Context, contestID string, cp Checkpoint) error
+	// LatestCheckpoint returns the contest's latest checkpoint; an error with code ENOTFOUND when there is none.
+	LatestCheckpoint(ctx context.Context, contestID string) (Checkpoint, error)
+}
+
+// SubmissionRecord is a submission as the submissions list shows it; the verdict comes from the board,
+// which knows what each view may see.
+type SubmissionRecord struct {
+	ID        string
+	TeamID    string
+	ProblemID string
+	Time      time.Duration // contest time, to the millisecond (the precision of the event feed)
+	Pos       int64         // log position of the submission's latest version
+}
+
+// SubmissionFilter selects a page of a contest's submissions, ordered by contest time then id (bytewise, so
+// that every store pages alike).
+type SubmissionFilter struct {
+	TeamID    string // "" for every team
+	ProblemID string // "" for every problem
+	Offset    int    // < 0: EINVALID
+	Limit     int    // <= 0: no limit
+}
+
+// SubmissionStore lists the submissions of a contest, as the log defines them (later versions replace
+// earlier ones, deletions remove them).
+type SubmissionStore interface {
+	Submissions(ctx context.Context, contestID string, f SubmissionFilter) ([]SubmissionRecord, error)
+}
+
+// Role is what a token lets its holder do.
+type Role string
+
+// The roles, from most to least powerful. A team token is bound to one team of one contest.
+const (
+	RoleAdmin  Role = "admin"
+	RoleJudge  Role = "judge"
+	RoleTeam   Role = "team"
+	RolePublic Role = "public"
+)
+
+// Token is an access token and what it grants. Stores keep only a digest of Secret.
+type Token struct {
+	Secret    string // the bearer token itself; empty when read back from a store
+	Role      Role
+	ContestID string // team tokens: the contest; "" otherwise
+	TeamID    string // team tokens: the team
+	Name      string // a label for operators
+}
+
+// TokenStore keeps tokens issued through the API (the configuration file and the environment give others).
+type TokenStore interface {
+	// SaveToken stores a token, replacing one with the same secret. A token without a secret, with an
+	// unknown role, or a team token without its contest and team: EINVALID.
+	SaveToken(ctx context.Context, t Token) error
+	// LookupToken returns the token with this secret; an error with code ENOTFOUND when there is none.
+	LookupToken(ctx context.Context, secret string) (Token, error)
+	// DeleteToken removes a token; removing a missing one is not an error.
+	DeleteToken(ctx context.Context, secret string) error
+}
