@@ -1,8 +1,12 @@
 package http
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"rankd"
@@ -152,12 +156,14 @@ type rowJSON struct {
 	Cells        []cellJSON `json:"cells"`
 }
 
+// cellJSON is one cell; members that are zero (false, 0) are left out, which keeps a page of a big contest
+// small.
 type cellJSON struct {
 	ProblemID    string  `json:"problem_id"`
-	Solved       bool    `json:"solved"`
+	Solved       bool    `json:"solved,omitempty"`
 	FirstToSolve bool    `json:"first_to_solve,omitempty"`
-	Judged       int     `json:"judged"`
-	Pending      int     `json:"pending"`
+	Judged       int     `json:"judged,omitempty"`
+	Pending      int     `json:"pending,omitempty"`
 	TimeMS       int64   `json:"time_ms,omitempty"`
 	Penalty      int64   `json:"penalty,omitempty"`
 	Score        float64 `json:"score,omitempty"`
@@ -226,8 +232,20 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	group := r.URL.Query().Get("group")
-	var out scoreboardJSON
+	var body []byte
+	var etag string
 	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		// A page is a function of the view's sequence number and whether it is frozen (which the clock
+		// moves): both name its version, for the cache and for the client's If-None-Match.
+		frozen := s.frozen(b, v)
+		etag = fmt.Sprintf(`"%s.%d.%t"`, v, b.Seq(v), frozen)
+		if match(r, etag) {
+			return nil
+		}
+		key := fmt.Sprintf("%s|%s|%s|%d|%d", cid, v, group, offset, limit)
+		if body = s.pages.get(key, etag); body != nil {
+			return nil
+		}
 		var st rankd.Standings
 		var err error
 		if group != "" {
@@ -238,17 +256,81 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		out = scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
-			Offset: st.Offset, Frozen: s.frozen(b, v), Rows: make([]rowJSON, len(st.Rows))}
+		out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
+			Offset: st.Offset, Frozen: frozen, Rows: make([]rowJSON, len(st.Rows))}
 		for i, row := range st.Rows {
 			out.Rows[i] = renderRow(b, row)
 		}
+		if body, err = json.Marshal(out); err != nil {
+			return err
+		}
+		s.pages.put(key, etag, body)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, out)
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Cache-Control", cacheControl(v))
+	if body == nil {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body) // an error is the client gone
+	return nil
+}
+
+// match reports whether the request's If-None-Match names etag.
+func match(r *http.Request, etag string) bool {
+	for _, t := range strings.Split(r.Header.Get("If-None-Match"), ",") {
+		if t = strings.TrimSpace(t); t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// cacheControl lets shared caches keep public pages (revalidating each time, so they never serve an old
+// board) and keeps private views out of them.
+func cacheControl(v rankd.View) string {
+	if v.Kind == rankd.ViewPublic {
+		return "public, no-cache"
+	}
+	return "private, no-cache"
+}
+
+// pageCache keeps rendered scoreboard pages by request and version, so that a burst of readers of an
+// unchanged board costs one rendering.
+type pageCache struct {
+	mu sync.Mutex
+	m  map[string]cachedPage
+}
+
+type cachedPage struct {
+	etag string
+	body []byte
+}
+
+// maxCachedPages bounds the cache; when full it starts over, which only costs renderings.
+const maxCachedPages = 4096
+
+func (c *pageCache) get(key, etag string) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.m[key]; ok && p.etag == etag {
+		return p.body
+	}
+	return nil
+}
+
+func (c *pageCache) put(key, etag string, body []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedPages {
+		c.m = make(map[string]cachedPage)
+	}
+	c.m[key] = cachedPage{etag: etag, body: body}
 }
 
 // teamRowJSON is one team's row with the sequence number of its view.

@@ -40,6 +40,7 @@ type Server struct {
 	// MaxBody bounds request bodies; 0 takes DefaultMaxBody.
 	MaxBody int64
 
+	pages    pageCache
 	gatherer prometheus.Gatherer
 	latency  *prometheus.HistogramVec
 	mux      *http.ServeMux

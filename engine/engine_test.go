@@ -1,0 +1,202 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"rankd"
+	"rankd/board"
+	"rankd/engine"
+	"rankd/gen"
+	"rankd/sqlite"
+)
+
+// failingStore is a store whose Append can be made to fail after it accepted the entries, as a disk that
+// fails at commit would.
+type failingStore struct {
+	*sqlite.DB
+	fail atomic.Bool
+}
+
+func (s *failingStore) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
+	if s.fail.Load() {
+		for i := range entries {
+			if err := accept(i); err != nil {
+				continue
+			}
+		}
+		return nil, errors.New("disk on fire")
+	}
+	return s.DB.Append(ctx, contestID, entries, accept)
+}
+
+func MustOpenStore(tb testing.TB, dir string) *sqlite.DB {
+	tb.Helper()
+	db, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+func MustOpenEngine(tb testing.TB, store engine.Store) *engine.Engine {
+	tb.Helper()
+	e := engine.New(store, nil)
+	e.CheckpointEvery = 500
+	if err := e.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// contestEntries returns a small generated contest as log entries.
+func contestEntries(tb testing.TB) []rankd.LogEntry {
+	tb.Helper()
+	var entries []rankd.LogEntry
+	err := gen.Generate(gen.Config{Seed: 3, ContestID: "c", Teams: 20, Problems: 5, Submissions: 600}, func(ev rankd.Event) error {
+		e, err := engine.Entry(ev)
+		entries = append(entries, e)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return entries
+}
+
+// MustStandings returns the whole jury board of a contest and its sequence number.
+func MustStandings(tb testing.TB, e *engine.Engine, id string) rankd.Standings {
+	tb.Helper()
+	var st rankd.Standings
+	err := e.Read(id, func(b *board.Board, _ int64) error {
+		var err error
+		st, err = b.Standings(rankd.JuryView, 0, -1)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+func equalStandings(x, y rankd.Standings) bool {
+	if x.Seq != y.Seq || x.Total != y.Total || len(x.Rows) != len(y.Rows) {
+		return false
+	}
+	for i := range x.Rows {
+		a, b := x.Rows[i], y.Rows[i]
+		if a.Rank != b.Rank || a.TeamID != b.TeamID || a.Solved != b.Solved || a.Penalty != b.Penalty || len(a.Cells) != len(b.Cells) {
+			return false
+		}
+		for j := range a.Cells {
+			if a.Cells[j] != b.Cells[j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// A commit that fails leaves the board as the log is: what was applied for it is undone, the caller
+// is told to retry, and a retry succeeds.
+func TestFailedCommitLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	store := &failingStore{DB: MustOpenStore(t, t.TempDir())}
+	defer store.Close()
+	e := MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	half := len(entries) / 2
+	if _, err := e.Submit(ctx, "c", entries[:half]); err != nil {
+		t.Fatal(err)
+	}
+	before := MustStandings(t, e, "c")
+
+	store.fail.Store(true)
+	_, err := e.Submit(ctx, "c", entries[half:])
+	if code := rankd.ErrorCode(err); code != rankd.EUNAVAILABLE {
+		t.Fatalf("failed commit: got %v (code %q), want code %s", err, code, rankd.EUNAVAILABLE)
+	}
+	if after := MustStandings(t, e, "c"); !equalStandings(after, before) {
+		t.Fatal("the board kept events whose commit failed")
+	}
+
+	store.fail.Store(false)
+	res, err := e.Submit(ctx, "c", entries[half:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Status != engine.StatusAccepted && r.Status != engine.StatusDuplicate {
+			t.Fatalf("retry, entry %d: got %+v", i, r)
+		}
+	}
+}
+
+// Closing commits what is queued and checkpoints; opening again restores the same board from the
+// checkpoint and the log after it, sequence numbers included.
+func TestCloseAndReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := MustOpenStore(t, dir)
+	e := MustOpenEngine(t, store)
+	entries := contestEntries(t)
+	var wg sync.WaitGroup
+	// Concurrent submitters of the same events: group commit takes them together, duplicates change nothing.
+	for range 4 {
+		wg.Go(func() {
+			for i := 0; i < len(entries); i += 100 {
+				if _, err := e.Submit(ctx, "c", entries[i:min(i+100, len(entries))]); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	want := MustStandings(t, e, "c")
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(ctx, "c", entries[:1]); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Errorf("submit after close: got %v, want %s", err, rankd.EUNAVAILABLE)
+	}
+	if _, err := store.LatestCheckpoint(ctx, "c"); err != nil {
+		t.Fatalf("no checkpoint after close: %v", err)
+	}
+	store.Close()
+
+	store = MustOpenStore(t, dir)
+	defer store.Close()
+	e = MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	if !e.Ready() {
+		t.Error("not ready after Open")
+	}
+	if got := MustStandings(t, e, "c"); !equalStandings(got, want) {
+		t.Errorf("restored board differs: got seq %d, %d rows; want seq %d, %d rows", got.Seq, len(got.Rows), want.Seq, len(want.Rows))
+	}
+}
+
+func TestUnknownContest(t *testing.T) {
+	ctx := context.Background()
+	store := MustOpenStore(t, t.TempDir())
+	defer store.Close()
+	e := MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	// A submission of a contest nobody defined.
+	if _, err := e.Submit(ctx, "nope", entries[len(entries)-1:]); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+		t.Errorf("got %v, want %s", err, rankd.ENOTFOUND)
+	}
+	// A contest event under another id.
+	if _, err := e.Submit(ctx, "other", entries[:1]); rankd.ErrorCode(err) != rankd.EINVALID {
+		t.Errorf("got %v, want %s", err, rankd.EINVALID)
+	}
+	if err := e.Read("nope", func(*board.Board, int64) error { return nil }); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+		t.Errorf("read: got %v, want %s", err, rankd.ENOTFOUND)
+	}
+}
