@@ -45,6 +45,14 @@ func (w *Writer) Write(ev rankd.Event) error {
 	return err
 }
 
+// AppendEvent appends ev to b as one feed line, newline included, the way a new Writer writes a first event:
+// times are relative only (no start is known), so the line depends on the event alone. It is how a log
+// stores an event.
+func AppendEvent(b []byte, ev rankd.Event) ([]byte, error) {
+	var w Writer
+	return w.appendEvent(b, ev)
+}
+
 func (w *Writer) appendEvent(b []byte, ev rankd.Event) ([]byte, error) {
 	if ev.Type == rankd.EventUnknown || ev.Type > rankd.EventAward {
 		return b, rankd.Errorf(rankd.EINVALID, "write event: unknown type %d", ev.Type)

@@ -356,28 +356,16 @@ func Rejected(err error) Result {
 func Entry(ev rankd.Event) (rankd.LogEntry, error) {
 	token := ev.Token
 	ev.Token = ""
-	var buf lineBuffer
-	w := ccs.NewWriter(&buf)
-	if err := w.Write(ev); err != nil {
+	line, err := ccs.AppendEvent(nil, ev)
+	if err != nil {
 		return rankd.LogEntry{}, err
 	}
-	if err := w.Flush(); err != nil {
-		return rankd.LogEntry{}, err
-	}
-	line := buf.b
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
 	sum := sha256.Sum256(line)
 	ev.Token = token
 	return rankd.LogEntry{Event: ev.Clone(), Data: line, Hash: hex.EncodeToString(sum[:16]), Token: token}, nil
-}
-
-type lineBuffer struct{ b []byte }
-
-func (l *lineBuffer) Write(p []byte) (int, error) {
-	l.b = append(l.b, p...)
-	return len(p), nil
 }
 
 // Submit makes events of a contest durable and applies them, in order, and returns a result per event:
