@@ -56,9 +56,9 @@ type Engine struct {
 	wg       sync.WaitGroup
 }
 
-// New returns an engine over store. Call Open before serving it.
+// New returns an engine over store, reporting to metrics (nil for none). Call Open before serving it.
 func New(store Store, metrics *Metrics) *Engine {
-	return &Engine{
+	e := &Engine{
 		Now:             time.Now,
 		CheckpointEvery: DefaultCheckpointEvery,
 		MaxBatch:        DefaultMaxBatch,
@@ -67,6 +67,10 @@ func New(store Store, metrics *Metrics) *Engine {
 		metrics:         metrics,
 		contests:        make(map[string]*contest),
 	}
+	if metrics != nil {
+		metrics.attach(e)
+	}
+	return e
 }
 
 // Ready reports whether every stored contest has been restored and caught up with its log.

@@ -20,7 +20,7 @@ type Metrics struct {
 	contestsFor func() []*contest
 }
 
-// NewMetrics registers the engine's metrics with reg; Attach then makes them report e's boards.
+// NewMetrics registers the engine's metrics with reg; the engine given them reports its boards.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		ingest: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -54,8 +54,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-// Attach makes the board gauges report the contests of e.
-func (m *Metrics) Attach(e *Engine) {
+// attach makes the board gauges report the contests of e.
+func (m *Metrics) attach(e *Engine) {
 	m.contestsFor = func() []*contest {
 		e.mu.RLock()
 		defer e.mu.RUnlock()

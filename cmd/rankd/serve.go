@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"time"
 
@@ -32,6 +34,8 @@ type Server struct {
 	ConfigPath string
 	Demo       bool
 	MaxBody    int64
+	// DebugAddr, when set, serves Go's profiler (/debug/pprof) there, apart from the API.
+	DebugAddr string
 	// AdminToken and JudgeToken come from RANKD_ADMIN_TOKEN and RANKD_JUDGE_TOKEN.
 	AdminToken, JudgeToken string
 	Logger                 *slog.Logger
@@ -44,6 +48,7 @@ type Server struct {
 	store  *sqlite.DB
 	engine *engine.Engine
 	http   *rankdhttp.Server
+	debug  *http.Server
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the background work (restore, demo) stopped
 }
@@ -56,6 +61,7 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.StringVar(&s.DataDir, "data", "./rankd-data", "data directory of the embedded store")
 	fs.StringVar(&s.ConfigPath, "config", "", "configuration file (JSON) with access tokens")
 	fs.BoolVar(&s.Demo, "demo", false, "play a demo contest in real time (contest id \"demo\")")
+	fs.StringVar(&s.DebugAddr, "debug-addr", "", "serve the Go profiler (/debug/pprof) on this address (keep it on loopback)")
 	fs.Int64Var(&s.MaxBody, "max-body", rankdhttp.DefaultMaxBody, "largest request body accepted, in bytes")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -102,13 +108,17 @@ func (s *Server) Open(ctx context.Context) error {
 	metrics := engine.NewMetrics(reg)
 	s.engine = engine.New(store, metrics)
 	s.engine.Now, s.engine.Logger = s.Now, s.Logger
-	metrics.Attach(s.engine)
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
 	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
 		return errors.Join(err, store.Close())
 	}
 	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), slog.String("data", s.DataDir))
+	if s.DebugAddr != "" {
+		if err := s.serveDebug(); err != nil {
+			return errors.Join(err, s.http.Shutdown(ctx), store.Close())
+		}
+	}
 
 	bg, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
@@ -123,6 +133,22 @@ func (s *Server) Open(ctx context.Context) error {
 			s.runDemo(bg)
 		}
 	}()
+	return nil
+}
+
+// serveDebug serves the profiler on its own listener, so that it is never reachable through the API's.
+func (s *Server) serveDebug() error {
+	ln, err := net.Listen("tcp", s.DebugAddr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	s.debug = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.debug.Serve(ln) }() // it stops with Close
+	s.Logger.Info("profiler listening", slog.String("addr", ln.Addr().String()))
 	return nil
 }
 
@@ -161,6 +187,9 @@ func (s *Server) Close(ctx context.Context) error {
 	var errs []error
 	if s.http != nil {
 		errs = append(errs, s.http.Shutdown(ctx))
+	}
+	if s.debug != nil {
+		errs = append(errs, s.debug.Close())
 	}
 	if s.cancel != nil {
 		s.cancel()

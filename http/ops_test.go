@@ -1,0 +1,141 @@
+package http_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"rankd/engine"
+	rankdhttp "rankd/http"
+	"rankd/sqlite"
+)
+
+// Until the engine has restored every contest, /readyz says 503 while /healthz says 200.
+func TestReadyOnlyWhenRestored(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	auth, err := rankdhttp.NewAuth(rankdhttp.Config{}, "", "", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	e := engine.New(db, nil)
+	ts := httptest.NewServer(rankdhttp.NewServer(e, db, auth, reg, reg))
+	defer ts.Close()
+	get := func(path string) int {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get("/readyz"); got != http.StatusServiceUnavailable {
+		t.Errorf("readyz before Open: got %d, want 503", got)
+	}
+	if got := get("/healthz"); got != http.StatusOK {
+		t.Errorf("healthz before Open: got %d, want 200", got)
+	}
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("/readyz"); got != http.StatusOK {
+		t.Errorf("readyz after Open: got %d, want 200", got)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.Do(t, "GET", "/api/v1/contests/c1/scoreboard", "", nil)
+	r := e.Do(t, "GET", "/metrics", "", nil)
+	for _, want := range []string{
+		`rankd_ingest_events_total{status="accepted"}`,
+		`rankd_board_teams{contest="c1"} 3`,
+		`rankd_board_submissions{contest="c1"} 4`,
+		`rankd_board_sequence{contest="c1",view="public"}`,
+		`rankd_commit_seconds_count`,
+		`rankd_apply_seconds_count`,
+		`rankd_http_request_seconds_count{code="200",route="GET /api/v1/contests/{cid}/scoreboard"} 1`,
+	} {
+		if !strings.Contains(string(r.Body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+func TestConfigTokens(t *testing.T) {
+	tests := []struct {
+		name, config string
+		err          string // part of the error; "" for none
+	}{
+		{"good", `{"tokens":[{"token":"0123456789abcdef","role":"admin"},{"token":"team-token-0123456789","role":"team","contest":"c1","team":"t1"}]}`, ""},
+		{"short", `{"tokens":[{"token":"short","role":"admin"}]}`, "at least 16"},
+		{"unknown role", `{"tokens":[{"token":"0123456789abcdef","role":"root"}]}`, "unknown role"},
+		{"team without team", `{"tokens":[{"token":"0123456789abcdef","role":"team","contest":"c1"}]}`, "contest and team"},
+		{"admin bound", `{"tokens":[{"token":"0123456789abcdef","role":"admin","team":"t1"}]}`, "not bound"},
+		{"unknown field", `{"tokens":[],"tokenz":[]}`, "unknown field"},
+		{"not JSON", `tokens: []`, "invalid character"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rankd.json")
+			if err := os.WriteFile(path, []byte(tt.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := rankdhttp.LoadConfig(path)
+			if err == nil {
+				_, err = rankdhttp.NewAuth(cfg, "", "", nil)
+			}
+			switch {
+			case tt.err == "" && err != nil:
+				t.Errorf("got %v, want no error", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Errorf("got %v, want an error about %q", err, tt.err)
+			}
+		})
+	}
+	if _, err := rankdhttp.NewAuth(rankdhttp.Config{}, "short", "", nil); err == nil {
+		t.Error("a short RANKD_ADMIN_TOKEN was accepted")
+	}
+}
+
+// A configured team token reads its own team view.
+func TestConfiguredTeamToken(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cfg := rankdhttp.Config{Tokens: []rankdhttp.ConfigToken{{Token: "team-token-0123456789", Role: "team", Contest: "c1", Team: "t2"}}}
+	auth, err := rankdhttp.NewAuth(cfg, adminToken, judgeToken, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	e := engine.New(db, nil)
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	ts := httptest.NewServer(rankdhttp.NewServer(e, db, auth, reg, reg))
+	defer ts.Close()
+	env := &env{URL: ts.URL}
+	env.MustContest(t)
+	var sb struct{ View string }
+	env.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "team-token-0123456789", nil, &sb)
+	if sb.View != "team:t2" {
+		t.Errorf("got view %q, want team:t2", sb.View)
+	}
+}
