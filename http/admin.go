@@ -1,7 +1,6 @@
 package http
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -118,13 +117,13 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 }
 
 func defaultJudgementTypeLines() [][]byte {
-	var buf bytes.Buffer
-	w := ccs.NewWriter(&buf)
+	var lines [][]byte
 	for _, jt := range rankd.DefaultJudgementTypes() {
-		_ = w.Write(rankd.Event{Type: rankd.EventJudgementType, ID: jt.ID, JudgementType: &jt})
+		// A judgement type of ours always encodes.
+		line, _ := ccs.AppendEvent(nil, rankd.Event{Type: rankd.EventJudgementType, ID: jt.ID, JudgementType: &jt})
+		lines = append(lines, line)
 	}
-	_ = w.Flush() // a bytes.Buffer does not fail
-	return bytes.Split(bytes.TrimRight(buf.Bytes(), "\n"), []byte{'\n'})
+	return lines
 }
 
 func (s *Server) decodeAndSubmit(r *http.Request, contestID string, lines [][]byte) (ingestResponse, error) {

@@ -119,26 +119,25 @@ type item struct {
 // decode reads feed lines into log entries. The contest's definition is read first, unseen, so that
 // absolute times in the lines are read against the contest's start.
 func (s *Server) decode(contestID string, lines [][]byte) ([]item, error) {
-	var prefix bytes.Buffer
+	var prefix []byte
 	err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c := b.Contest()
-		w := ccs.NewWriter(&prefix)
-		if err := w.Write(rankd.Event{Type: rankd.EventContest, ID: c.ID, Contest: &c}); err != nil {
+		var err error
+		if prefix, err = ccs.AppendEvent(prefix, rankd.Event{Type: rankd.EventContest, ID: c.ID, Contest: &c}); err != nil {
 			return err
 		}
 		if st := b.State(); st.Started != nil {
-			if err := w.Write(rankd.Event{Type: rankd.EventState, State: &st}); err != nil {
-				return err
-			}
+			prefix, err = ccs.AppendEvent(prefix, rankd.Event{Type: rankd.EventState, State: &st})
 		}
-		return w.Flush()
+		return err
 	})
 	if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
 		return nil, err
 	}
-	skip := bytes.Count(prefix.Bytes(), []byte{'\n'})
+	skip := bytes.Count(prefix, []byte{'\n'})
 	var feed bytes.Buffer
-	feed.Write(prefix.Bytes())
+	feed.Grow(len(prefix) + len(lines)*256)
+	feed.Write(prefix)
 	for _, l := range lines {
 		feed.Write(bytes.TrimSpace(l))
 		feed.WriteByte('\n')
