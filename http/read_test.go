@@ -1,6 +1,8 @@
 package http_test
 
 import (
+	"compress/gzip"
+	"encoding/json"
 	"net/http"
 	"testing"
 )
@@ -38,5 +40,32 @@ func TestScoreboardETag(t *testing.T) {
 	jury := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil)
 	if cc := jury.Header.Get("Cache-Control"); cc != "private, no-cache" {
 		t.Errorf("jury page: got Cache-Control %q, want private", cc)
+	}
+}
+
+// A client that takes gzip gets the page compressed.
+func TestScoreboardGzip(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/c1/scoreboard", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", "gzip") // set by hand, so the client does not decompress it itself
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ce := resp.Header.Get("Content-Encoding"); ce != "gzip" {
+		t.Fatalf("got Content-Encoding %q, want gzip", ce)
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb struct{ Total int }
+	if err := json.NewDecoder(zr).Decode(&sb); err != nil || sb.Total != 3 {
+		t.Errorf("got %+v, %v; want the page of 3 teams", sb, err)
 	}
 }
