@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,6 +51,7 @@ type Server struct {
 	engine *engine.Engine
 	http   *rankdhttp.Server
 	debug  *http.Server
+	lock   *os.File
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the background work (restore, demo) stopped
 }
@@ -94,14 +97,17 @@ func (s *Server) Open(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.lockDataDir(); err != nil {
+		return err
+	}
 	store, err := sqlite.Open(ctx, s.DataDir, sqlite.WithNow(s.Now))
 	if err != nil {
-		return err
+		return errors.Join(err, s.unlockDataDir())
 	}
 	s.store = store
 	auth, err := rankdhttp.NewAuth(cfg, s.AdminToken, s.JudgeToken, store)
 	if err != nil {
-		return errors.Join(err, store.Close())
+		return errors.Join(err, store.Close(), s.unlockDataDir())
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -111,12 +117,12 @@ func (s *Server) Open(ctx context.Context) error {
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
 	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
-		return errors.Join(err, store.Close())
+		return errors.Join(err, store.Close(), s.unlockDataDir())
 	}
 	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), slog.String("data", s.DataDir))
 	if s.DebugAddr != "" {
 		if err := s.serveDebug(); err != nil {
-			return errors.Join(err, s.http.Shutdown(ctx), store.Close())
+			return errors.Join(err, s.http.Shutdown(ctx), store.Close(), s.unlockDataDir())
 		}
 	}
 
@@ -134,6 +140,34 @@ func (s *Server) Open(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// lockDataDir takes the data directory for this process: two servers over one store would each keep
+// boards the other's events never reach.
+func (s *Server) lockDataDir() error {
+	if err := os.MkdirAll(s.DataDir, 0o750); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(s.DataDir, "rankd.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return fmt.Errorf("data directory %s is in use by another rankd (%w)", s.DataDir, err)
+	}
+	s.lock = f
+	return nil
+}
+
+// unlockDataDir lets the data directory go; the lock goes with the process anyway.
+func (s *Server) unlockDataDir() error {
+	if s.lock == nil {
+		return nil
+	}
+	err := s.lock.Close()
+	s.lock = nil
+	return err
 }
 
 // serveDebug serves the profiler on its own listener, so that it is never reachable through the API's.
@@ -201,6 +235,7 @@ func (s *Server) Close(ctx context.Context) error {
 	if s.store != nil {
 		errs = append(errs, s.store.Close())
 	}
+	errs = append(errs, s.unlockDataDir())
 	return errors.Join(errs...)
 }
 

@@ -398,3 +398,13 @@ func TestServeSurvivesCrashes(t *testing.T) {
 		p.Stop(t)
 	}
 }
+
+// A second server over the same data directory refuses to start.
+func TestServeLocksItsDataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	StartRankd(t, dir)
+	_, stderr, err := run("serve", "--addr", "127.0.0.1:0", "--data", dir)
+	if err == nil || !strings.Contains(err.Error()+stderr, "in use by another rankd") {
+		t.Errorf("second server: got %v, want a refusal naming the other rankd", err)
+	}
+}
