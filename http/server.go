@@ -39,6 +39,11 @@ type Server struct {
 	Now func() time.Time
 	// MaxBody bounds request bodies; 0 takes DefaultMaxBody.
 	MaxBody int64
+	// Heartbeat is how often an idle stream gets a comment line, so that proxies keep it open.
+	Heartbeat time.Duration
+
+	push     *hub
+	stopPush context.CancelFunc
 
 	pages    pageCache
 	gatherer prometheus.Gatherer
@@ -64,8 +69,27 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 		mux: http.NewServeMux(),
 	}
 	reg.MustRegister(s.latency)
+	s.push = &hub{s: s, channels: map[channelKey]*channel{}}
+	e.Notify = s.push.notify
 	s.routes()
 	return s
+}
+
+// StartPush starts making the frames of the live streams, every tick (0: DefaultTick), until Shutdown.
+func (s *Server) StartPush(tick time.Duration) {
+	if tick <= 0 {
+		tick = DefaultTick
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopPush = cancel
+	go s.push.run(ctx, tick)
+}
+
+func (s *Server) heartbeat() time.Duration {
+	if s.Heartbeat > 0 {
+		return s.Heartbeat
+	}
+	return DefaultHeartbeat
 }
 
 func (s *Server) routes() {
@@ -94,6 +118,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/contests/{cid}/judgements", s.judge(s.postObjects(rankd.EventJudgement)))
 
 	s.handle("GET /api/v1/contests/{cid}/scoreboard", s.getScoreboard)
+	s.handle("GET /api/v1/contests/{cid}/scoreboard/stream", s.getStream)
 	s.handle("GET /api/v1/contests/{cid}/scoreboard/teams/{tid}", s.getTeamRow)
 	s.handle("GET /api/v1/contests/{cid}/problems", s.getProblemStats)
 	s.handle("GET /api/v1/contests/{cid}/teams", s.getTeams)
@@ -183,6 +208,9 @@ func (s *Server) Listen(addr string) (net.Addr, error) {
 
 // Shutdown stops accepting connections and waits for the requests in flight.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.stopPush != nil {
+		s.stopPush()
+	}
 	if s.srv == nil {
 		return nil
 	}

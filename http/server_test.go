@@ -54,10 +54,15 @@ func MustOpen(tb testing.TB) *env {
 	s := rankdhttp.NewServer(e.engine, db, auth, reg, reg)
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
+	s.StartPush(5 * time.Millisecond)
 	ts := httptest.NewServer(s)
 	e.URL = ts.URL
 	tb.Cleanup(func() {
+		ts.CloseClientConnections()
 		ts.Close()
+		if err := s.Shutdown(ctx); err != nil {
+			tb.Error(err)
+		}
 		if err := e.engine.Close(ctx); err != nil {
 			tb.Error(err)
 		}

@@ -36,6 +36,8 @@ type Server struct {
 	ConfigPath string
 	Demo       bool
 	MaxBody    int64
+	// Tick is how often the live streams get the changes, coalesced.
+	Tick time.Duration
 	// DebugAddr, when set, serves Go's profiler (/debug/pprof) there, apart from the API.
 	DebugAddr string
 	// AdminToken and JudgeToken come from RANKD_ADMIN_TOKEN and RANKD_JUDGE_TOKEN.
@@ -65,6 +67,7 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.StringVar(&s.ConfigPath, "config", "", "configuration file (JSON) with access tokens")
 	fs.BoolVar(&s.Demo, "demo", false, "play a demo contest in real time (contest id \"demo\")")
 	fs.StringVar(&s.DebugAddr, "debug-addr", "", "serve the Go profiler (/debug/pprof) on this address (keep it on loopback)")
+	fs.DurationVar(&s.Tick, "tick", rankdhttp.DefaultTick, "how often live streams get the changes (coalesced into one frame per view)")
 	fs.Int64Var(&s.MaxBody, "max-body", rankdhttp.DefaultMaxBody, "largest request body accepted, in bytes")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -116,6 +119,7 @@ func (s *Server) Open(ctx context.Context) error {
 	s.engine.Now, s.engine.Logger = s.Now, s.Logger
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
 	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
+	s.http.StartPush(s.Tick)
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
 		return errors.Join(err, store.Close(), s.unlockDataDir())
 	}

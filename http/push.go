@@ -1,0 +1,292 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"rankd"
+	"rankd/board"
+)
+
+// The push: every change of a board reaches the clients that follow its view as frames. Per contest and
+// view (a channel), the rows that changed during a tick become one diff frame: each such row with its
+// content and its place (position and sort key), numbered with the view's sequence number (seq) and the
+// number of the frame before it (base_seq). A client holding the view at any sequence number from base_seq
+// on applies it: it takes the listed rows out, puts them back at their positions in increasing order, and
+// works out every rank from the keys (rows with equal keys share a rank). A row that left the view is in
+// removed. The last frames of each channel are kept, so a client that reconnects resumes where it was.
+
+// Defaults of the push.
+const (
+	DefaultTick      = 100 * time.Millisecond
+	DefaultWindow    = 512 // frames kept per channel for resuming
+	DefaultBuffer    = 256 // frames queued per client before it is dropped as too slow
+	DefaultHeartbeat = 15 * time.Second
+)
+
+// pushRow is a row as frames carry it: its content, position and key.
+type pushRow struct {
+	rowJSON
+	Pos int    `json:"pos"`
+	Key string `json:"key"`
+}
+
+// diffFrame is the body of a diff event.
+type diffFrame struct {
+	Seq     uint64    `json:"seq"`
+	BaseSeq uint64    `json:"base_seq"`
+	Rows    []pushRow `json:"rows"`
+	Removed []string  `json:"removed,omitempty"`
+}
+
+// snapshotFrame is the body of a snapshot event: the whole view, in order.
+type snapshotFrame struct {
+	ContestID string    `json:"contest_id"`
+	View      string    `json:"view"`
+	Seq       uint64    `json:"seq"`
+	Frozen    bool      `json:"frozen"`
+	Rows      []pushRow `json:"rows"`
+}
+
+// message is one server-sent event, ready to write.
+type message struct {
+	seq  uint64
+	base uint64
+	data []byte
+}
+
+// hub keeps the channels that have followers.
+type hub struct {
+	s        *Server
+	mu       sync.Mutex
+	channels map[channelKey]*channel
+}
+
+type channelKey struct {
+	contest string
+	view    rankd.View
+}
+
+type channel struct {
+	key    channelKey
+	dirty  map[string]struct{} // teams whose row changed since the last frame
+	seq    uint64              // the view's sequence number the last frame (or the start) brought clients to
+	window []message           // recent frames, oldest first, each one's base the seq of the one before
+	subs   map[*follower]struct{}
+}
+
+// follower is one client's queue of events; when it overflows, the client is dropped.
+type follower struct {
+	events  chan message
+	dropped chan struct{}
+}
+
+// notify records the rows changed by a commit; the engine calls it under the contest's write lock.
+func (h *hub) notify(contestID string, diffs []board.Diff) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, d := range diffs {
+		for k, ch := range h.channels {
+			if k.contest != contestID || !follows(k.view, d.View) {
+				continue
+			}
+			for _, r := range d.Rows {
+				ch.dirty[r.TeamID] = struct{}{}
+			}
+		}
+	}
+}
+
+// follows reports whether a channel of view cv sees the changes of diff view dv: its own, and a team view
+// also the public ones.
+func follows(cv, dv rankd.View) bool {
+	return cv == dv || (cv.Kind == rankd.ViewTeam && dv.Kind == rankd.ViewPublic)
+}
+
+// run makes frames every tick until ctx is done.
+func (h *hub) run(ctx context.Context, tick time.Duration) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			h.flush()
+		}
+	}
+}
+
+// flush turns the changes of every channel into a frame and sends it to the channel's followers.
+func (h *hub) flush() {
+	h.mu.Lock()
+	var due []channelKey
+	for k, ch := range h.channels {
+		if len(ch.dirty) > 0 {
+			due = append(due, k)
+		}
+	}
+	h.mu.Unlock()
+	for _, k := range due {
+		err := h.s.Engine.Read(k.contest, func(b *board.Board, _ int64) error {
+			h.frame(b, k)
+			return nil
+		})
+		if err != nil {
+			h.s.Logger.Warn("push: contest gone", "contest", k.contest)
+		}
+	}
+}
+
+// frame makes the frame of one channel. It runs under the contest's read lock, so no commit can slip
+// between taking the changed rows and reading them.
+func (h *hub) frame(b *board.Board, k channelKey) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.channels[k]
+	if ch == nil || len(ch.dirty) == 0 {
+		return
+	}
+	seq := b.Seq(k.view)
+	f := diffFrame{Seq: seq, BaseSeq: ch.seq, Rows: []pushRow{}}
+	teams := make([]string, 0, len(ch.dirty))
+	for t := range ch.dirty {
+		teams = append(teams, t)
+	}
+	slices.Sort(teams)
+	clear(ch.dirty)
+	for _, t := range teams {
+		pos, key, ok := b.Place(k.view, t)
+		if !ok {
+			f.Removed = append(f.Removed, t)
+			continue
+		}
+		row, err := b.Row(k.view, t)
+		if err != nil {
+			f.Removed = append(f.Removed, t)
+			continue
+		}
+		f.Rows = append(f.Rows, pushRow{rowJSON: renderRow(b, row), Pos: pos, Key: key})
+	}
+	if seq == ch.seq {
+		return // rows marked, but nothing this view shows moved
+	}
+	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f)}
+	ch.seq = seq
+	ch.window = append(ch.window, m)
+	if len(ch.window) > DefaultWindow {
+		ch.window = slices.Delete(ch.window, 0, len(ch.window)-DefaultWindow)
+	}
+	for f := range ch.subs {
+		h.send(ch, f, m)
+	}
+}
+
+// send queues m for a follower, dropping the follower when its queue is full: a slow client never holds
+// up the board or the others; it reconnects and resumes.
+func (h *hub) send(ch *channel, f *follower, m message) {
+	select {
+	case f.events <- m:
+	default:
+		delete(ch.subs, f)
+		close(f.dropped)
+	}
+}
+
+// subscribe adds a follower of a view and queues what brings it up to date: the frames after lastSeq when
+// the window still has them all, else a snapshot of the view.
+func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follower, error) {
+	f := &follower{events: make(chan message, DefaultBuffer), dropped: make(chan struct{})}
+	err := h.s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		k := channelKey{contestID, v}
+		ch := h.channels[k]
+		if ch == nil {
+			ch = &channel{key: k, dirty: map[string]struct{}{}, seq: b.Seq(v), subs: map[*follower]struct{}{}}
+			h.channels[k] = ch
+		}
+		ch.subs[f] = struct{}{}
+		if lastSeq != nil {
+			if frames, ok := resume(ch.window, *lastSeq, ch.seq); ok {
+				for _, m := range frames {
+					f.events <- m
+				}
+				return nil
+			}
+		}
+		snap, err := h.snapshot(b, contestID, v)
+		if err != nil {
+			delete(ch.subs, f)
+			return err
+		}
+		f.events <- snap
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// resume returns the frames of window that bring a client from seq to last, if the window has them all:
+// from the first frame past seq, provided it starts at or before seq.
+func resume(window []message, seq, last uint64) ([]message, bool) {
+	if seq == last {
+		return nil, true
+	}
+	for i, m := range window {
+		if m.seq > seq {
+			if m.base > seq || len(window)-i > DefaultBuffer {
+				return nil, false
+			}
+			return window[i:], true
+		}
+	}
+	return nil, false
+}
+
+// unsubscribe removes a follower; a channel without followers stops keeping frames.
+func (h *hub) unsubscribe(contestID string, v rankd.View, f *follower) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := channelKey{contestID, v}
+	if ch := h.channels[k]; ch != nil {
+		delete(ch.subs, f)
+		if len(ch.subs) == 0 {
+			delete(h.channels, k)
+		}
+	}
+}
+
+// snapshot is the whole view as an event.
+func (h *hub) snapshot(b *board.Board, contestID string, v rankd.View) (message, error) {
+	st, err := b.Standings(v, 0, -1)
+	if err != nil {
+		return message{}, err
+	}
+	f := snapshotFrame{ContestID: contestID, View: v.String(), Seq: st.Seq, Frozen: h.s.frozen(b, v),
+		Rows: make([]pushRow, len(st.Rows))}
+	for i, row := range st.Rows {
+		_, key, _ := b.Place(v, row.TeamID)
+		f.Rows[i] = pushRow{rowJSON: renderRow(b, row), Pos: i, Key: key}
+	}
+	return message{seq: st.Seq, data: event("snapshot", st.Seq, f)}, nil
+}
+
+// event formats a server-sent event whose id is the sequence number.
+func event(name string, seq uint64, v any) []byte {
+	data, _ := json.Marshal(v) // frames always encode
+	b := make([]byte, 0, len(data)+64)
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\nid: "...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
+}

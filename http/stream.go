@@ -1,0 +1,145 @@
+package http
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"rankd"
+	"rankd/board"
+)
+
+// getStream follows a view of a contest as server-sent events: a snapshot, then a diff per tick that
+// changed the view (see push.go); with ?top=N&throttle=D, the top N rows as a whole at most every D (for
+// a big screen). A reconnecting client sends Last-Event-ID (or ?last_event_id=) and resumes.
+func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var last *uint64
+	if id := r.Header.Get("Last-Event-ID"); id != "" || r.URL.Query().Has("last_event_id") {
+		if id == "" {
+			id = r.URL.Query().Get("last_event_id")
+		}
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil {
+			return rankd.Errorf(rankd.EINVALID, "Last-Event-ID must be a sequence number, not %q", id)
+		}
+		last = &n
+	}
+	top, err := intParam(r, "top", 0)
+	if err != nil {
+		return err
+	}
+	var throttle time.Duration
+	if q := r.URL.Query().Get("throttle"); q != "" {
+		if throttle, err = time.ParseDuration(q); err != nil || throttle < 100*time.Millisecond {
+			return rankd.Errorf(rankd.EINVALID, "throttle must be a duration of at least 100ms, such as 5s")
+		}
+	}
+	if (top > 0) != (throttle > 0) {
+		return rankd.Errorf(rankd.EINVALID, "the big-screen channel takes both top and throttle")
+	}
+	if err := s.Engine.Read(cid, func(*board.Board, int64) error { return nil }); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must pass each frame on at once
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	write := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !write([]byte("retry: 2000\n\n")) {
+		return nil
+	}
+	heartbeat := time.NewTicker(s.heartbeat())
+	defer heartbeat.Stop()
+	if top > 0 {
+		s.bigScreen(r, write, heartbeat, cid, v, top, throttle)
+		return nil
+	}
+	f, err := s.push.subscribe(cid, v, last)
+	if err != nil {
+		// The headers are gone: say it as an event the client can read.
+		write(event("error", 0, errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}))
+		return nil
+	}
+	defer s.push.unsubscribe(cid, v, f)
+	for {
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-f.dropped:
+			return nil
+		case m := <-f.events:
+			if !write(m.data) {
+				return nil
+			}
+		case <-heartbeat.C:
+			if !write([]byte(": ping\n\n")) {
+				return nil
+			}
+		}
+	}
+}
+
+// topFrame is the body of a top event: the first rows of the view, whole.
+type topFrame struct {
+	Seq   uint64    `json:"seq"`
+	Total int       `json:"total"`
+	Rows  []rowJSON `json:"rows"`
+}
+
+// bigScreen sends the top rows of the view whenever it changed, at most once per throttle.
+func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *time.Ticker, cid string,
+	v rankd.View, top int, throttle time.Duration) {
+	sent := ^uint64(0)
+	send := func() bool {
+		var m []byte
+		err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+			seq := b.Seq(v)
+			if seq == sent {
+				return nil
+			}
+			st, err := b.Standings(v, 0, top)
+			if err != nil {
+				return err
+			}
+			tf := topFrame{Seq: seq, Total: st.Total, Rows: make([]rowJSON, len(st.Rows))}
+			for i, row := range st.Rows {
+				tf.Rows[i] = renderRow(b, row)
+			}
+			m, sent = event("top", seq, tf), seq
+			return nil
+		})
+		return err == nil && (m == nil || write(m))
+	}
+	if !send() {
+		return
+	}
+	tick := time.NewTicker(throttle)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			if !send() {
+				return
+			}
+		case <-heartbeat.C:
+			if !write([]byte(": ping\n\n")) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package http_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+	"rankd/gen"
+	"rankd/stream"
+)
+
+// streamContest is a generated contest with hidden teams and rejudges, as feed lines and as events.
+func streamContest(tb testing.TB, seed uint64) ([][]byte, []rankd.Event) {
+	tb.Helper()
+	var lines [][]byte
+	var evs []rankd.Event
+	cfg := gen.Config{Seed: seed, ContestID: "c1", Teams: 30, Problems: 6, Submissions: 700, HiddenTeams: 2, Thaw: true}
+	err := gen.Generate(cfg, func(ev rankd.Event) error {
+		line, err := ccs.AppendEvent(nil, ev)
+		lines = append(lines, line)
+		evs = append(evs, ev.Clone())
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lines, evs
+}
+
+// summary is what a row shows, in one comparable line.
+func rowSummary(rank int, team string, solved int, penalty int64, score float64, timeMS int64, cells []string) string {
+	return fmt.Sprintf("%d %s %d %d %g %d %s", rank, team, solved, penalty, score, timeMS, strings.Join(cells, ","))
+}
+
+func followedRows(b stream.Board) []string {
+	var out []string
+	for _, r := range b.Rows {
+		var cells []string
+		for _, c := range r.Cells {
+			cells = append(cells, fmt.Sprintf("%s:%v/%v/%d/%d/%d/%d/%g", c.ProblemID, c.Solved, c.FirstToSolve, c.Judged, c.Pending, c.TimeMS, c.Penalty, c.Score))
+		}
+		out = append(out, rowSummary(r.Rank, r.TeamID, r.Solved, r.Penalty, r.Score, r.TimeMS, cells))
+	}
+	return out
+}
+
+func standingsRows(st rankd.Standings) []string {
+	var out []string
+	for _, r := range st.Rows {
+		var cells []string
+		for _, c := range r.Cells {
+			cells = append(cells, fmt.Sprintf("%s:%v/%v/%d/%d/%d/%d/%g", c.ProblemID, c.Solved, c.FirstToSolve, c.Judged, c.Pending, c.Time.Milliseconds(), c.Penalty, c.Score))
+		}
+		out = append(out, rowSummary(r.Rank, r.TeamID, r.Solved, r.Penalty, r.Score, r.Time.Milliseconds(), cells))
+	}
+	return out
+}
+
+// servedRows reads a whole view through the scoreboard endpoint, as the same summaries.
+func (e *env) servedRows(tb testing.TB, view, token string) (uint64, []string) {
+	tb.Helper()
+	var sb struct {
+		Seq  uint64
+		Rows []stream.Row
+	}
+	e.MustDo(tb, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view="+view, token, nil, &sb)
+	return sb.Seq, followedRows(stream.Board{Rows: sb.Rows})
+}
+
+// A client that applies the stream holds exactly the server's board: checked at many moments of a whole
+// contest posted in random batches, with bans, rejudges, hidden teams, the thaw and random reconnects, in
+// the public, jury and a team view.
+func TestStreamKeepsAnExactCopy(t *testing.T) {
+	e := MustOpen(t)
+	lines, _ := streamContest(t, 11)
+	rng := rand.New(rand.NewPCG(11, 12))
+	post := func(batch [][]byte) {
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, string(bytes.Join(batch, nil)), nil)
+	}
+	post(lines[:60]) // the contest, its problems and teams
+	lines = lines[60:]
+	team := e.MustTeamToken(t, "3")
+
+	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}, {"team:3", team}}
+	followers := make([]*stream.Follower, len(views))
+	cancels := make([]context.CancelFunc, len(views))
+	var wg sync.WaitGroup
+	start := func(i int) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels[i] = cancel
+		wg.Go(func() { _ = followers[i].Run(ctx) })
+	}
+	for i, v := range views {
+		followers[i] = &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream?view=" + v.view, Token: v.token}
+		start(i)
+	}
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+		wg.Wait()
+	}()
+
+	check := func() {
+		t.Helper()
+		for i, v := range views {
+			seq, want := e.servedRows(t, v.view, v.token)
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				b, ok := followers[i].Board()
+				if ok && b.Seq == seq {
+					if got := followedRows(b); strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Fatalf("view %s at seq %d: the followed board differs:\ngot  %q\nwant %q", v.view, seq, got, want)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("view %s: the follower is at %d (ok %v), the server at %d", v.view, b.Seq, ok, seq)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+	}
+	for len(lines) > 0 {
+		n := min(1+rng.IntN(40), len(lines))
+		post(lines[:n])
+		lines = lines[n:]
+		switch r := rng.IntN(20); {
+		case r == 0:
+			id := fmt.Sprint(1 + rng.IntN(30))
+			e.Do(t, "POST", "/api/v1/contests/c1/teams/"+id+"/ban", adminToken, nil)
+		case r == 1:
+			id := fmt.Sprint(1 + rng.IntN(30))
+			e.Do(t, "DELETE", "/api/v1/contests/c1/teams/"+id+"/ban", adminToken, nil)
+		case r == 2:
+			i := rng.IntN(len(views))
+			cancels[i]()
+			start(i)
+		case r < 6:
+			check()
+		}
+		if rng.IntN(4) == 0 {
+			time.Sleep(time.Duration(rng.IntN(8)) * time.Millisecond)
+		}
+	}
+	check()
+	for i := range followers {
+		if _, gaps := followers[i].Stats(); gaps != 0 {
+			t.Errorf("view %s: %d gaps", views[i].view, gaps)
+		}
+	}
+}
+
+// The public stream carries nothing the public view does not show: after every frame, the followed
+// board equals the public view the same events give offline, at that sequence number.
+func TestPublicStreamShowsOnlyThePublicView(t *testing.T) {
+	e := MustOpen(t)
+	lines, evs := streamContest(t, 21)
+	offline := board.New()
+	public := map[uint64][]string{}
+	apply := func(ev rankd.Event) {
+		if _, err := offline.Apply(&ev); err != nil {
+			t.Fatal(err)
+		}
+		public[offline.Seq(rankd.PublicView)] = standingsRows(MustStandings(t, offline, rankd.PublicView))
+	}
+	post := func(batch [][]byte) {
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, string(bytes.Join(batch, nil)), nil)
+	}
+	for _, ev := range evs[:60] {
+		apply(ev)
+	}
+	post(lines[:60])
+
+	var mu sync.Mutex
+	var frames []stream.Board
+	f := &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream", OnFrame: func(_ string, b *stream.Board) {
+		mu.Lock()
+		frames = append(frames, stream.Board{Seq: b.Seq, Rows: append([]stream.Row(nil), b.Rows...)})
+		mu.Unlock()
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = f.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	rng := rand.New(rand.NewPCG(21, 22))
+	for i := 60; i < len(lines); {
+		n := min(1+rng.IntN(30), len(lines)-i)
+		for _, ev := range evs[i : i+n] {
+			apply(ev)
+		}
+		post(lines[i : i+n])
+		i += n
+		time.Sleep(time.Duration(rng.IntN(4)) * time.Millisecond)
+	}
+	final := offline.Seq(rankd.PublicView)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if b, _ := f.Board(); b.Seq == final {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the follower did not reach the final sequence number")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(frames) < 20 {
+		t.Fatalf("got %d frames, want the contest followed frame by frame", len(frames))
+	}
+	for _, fr := range frames {
+		want, ok := public[fr.Seq]
+		if !ok {
+			t.Fatalf("a frame at public seq %d, which the public view never had", fr.Seq)
+		}
+		if got := followedRows(fr); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("public frame at seq %d differs from the public view:\ngot  %q\nwant %q", fr.Seq, got, want)
+		}
+	}
+}
+
+// MustStandings is the whole of a view of an offline board.
+func MustStandings(tb testing.TB, b *board.Board, v rankd.View) rankd.Standings {
+	tb.Helper()
+	st, err := b.Standings(v, 0, -1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}

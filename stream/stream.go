@@ -1,0 +1,268 @@
+// Package stream follows a view of a rankd scoreboard live and keeps an exact copy of it: it reads the
+// server-sent events of /api/v1/contests/{id}/scoreboard/stream (a snapshot, then diffs), applies them,
+// and reconnects with Last-Event-ID when the connection drops or a frame is missing.
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Cell is one problem of a row, as the API gives it.
+type Cell struct {
+	ProblemID    string  `json:"problem_id"`
+	Solved       bool    `json:"solved,omitempty"`
+	FirstToSolve bool    `json:"first_to_solve,omitempty"`
+	Judged       int     `json:"judged,omitempty"`
+	Pending      int     `json:"pending,omitempty"`
+	TimeMS       int64   `json:"time_ms,omitempty"`
+	Penalty      int64   `json:"penalty,omitempty"`
+	Score        float64 `json:"score,omitempty"`
+}
+
+// Row is one team's row with its place: Pos orders the view, rows with equal Key share a Rank.
+type Row struct {
+	Rank         int      `json:"rank"`
+	TeamID       string   `json:"team_id"`
+	TeamName     string   `json:"team_name"`
+	Organization string   `json:"organization,omitempty"`
+	GroupIDs     []string `json:"group_ids,omitempty"`
+	Solved       int      `json:"solved"`
+	Penalty      int64    `json:"penalty"`
+	Score        float64  `json:"score"`
+	TimeMS       int64    `json:"time_ms"`
+	Cells        []Cell   `json:"cells"`
+	Pos          int      `json:"pos"`
+	Key          string   `json:"key"`
+}
+
+// Board is a copy of a view: its rows in order and the sequence number it is at.
+type Board struct {
+	Seq  uint64
+	Rows []Row
+}
+
+type snapshot struct {
+	Seq  uint64 `json:"seq"`
+	Rows []Row  `json:"rows"`
+}
+
+type diff struct {
+	Seq     uint64   `json:"seq"`
+	BaseSeq uint64   `json:"base_seq"`
+	Rows    []Row    `json:"rows"`
+	Removed []string `json:"removed"`
+}
+
+// ErrGap reports a diff that starts after the board's sequence number: frames were missed.
+var ErrGap = errors.New("stream: a frame is missing")
+
+// ApplySnapshot replaces the board with the snapshot event's data.
+func (b *Board) ApplySnapshot(data []byte) error {
+	var s snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("stream: snapshot: %w", err)
+	}
+	b.Seq, b.Rows = s.Seq, s.Rows
+	b.rank()
+	return nil
+}
+
+// ApplyDiff applies a diff event's data: the listed rows go to their positions, removed rows go, every
+// rank follows from the keys. A diff the board is already past changes nothing; one that starts after
+// the board's sequence number is ErrGap.
+func (b *Board) ApplyDiff(data []byte) error {
+	var d diff
+	if err := json.Unmarshal(data, &d); err != nil {
+		return fmt.Errorf("stream: diff: %w", err)
+	}
+	if d.BaseSeq > b.Seq {
+		return ErrGap
+	}
+	if d.Seq <= b.Seq {
+		return nil
+	}
+	out := make(map[string]bool, len(d.Rows)+len(d.Removed))
+	for _, r := range d.Rows {
+		out[r.TeamID] = true
+	}
+	for _, id := range d.Removed {
+		out[id] = true
+	}
+	b.Rows = slices.DeleteFunc(b.Rows, func(r Row) bool { return out[r.TeamID] })
+	slices.SortFunc(d.Rows, func(x, y Row) int { return x.Pos - y.Pos })
+	for _, r := range d.Rows {
+		b.Rows = slices.Insert(b.Rows, min(max(r.Pos, 0), len(b.Rows)), r)
+	}
+	b.Seq = d.Seq
+	b.rank()
+	return nil
+}
+
+// rank sets positions and ranks from the order and the keys.
+func (b *Board) rank() {
+	for i := range b.Rows {
+		r := &b.Rows[i]
+		r.Pos = i
+		if i > 0 && r.Key == b.Rows[i-1].Key {
+			r.Rank = b.Rows[i-1].Rank
+		} else {
+			r.Rank = i + 1
+		}
+	}
+}
+
+// Follower keeps a Board up to date from a stream, reconnecting as needed.
+type Follower struct {
+	// URL is the stream's address, with its query (?view=...).
+	URL string
+	// Token is sent as a bearer token when not empty.
+	Token  string
+	Client *http.Client
+	// OnFrame, when set, is called after each event is applied, under the follower's lock, with the event's
+	// name and the board.
+	OnFrame func(event string, b *Board)
+
+	mu         sync.Mutex
+	board      Board
+	have       bool // a snapshot was applied
+	reconnects int
+	gaps       int
+}
+
+// Board returns a copy of the board as it is now and whether it has one yet.
+func (f *Follower) Board() (Board, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return Board{Seq: f.board.Seq, Rows: slices.Clone(f.board.Rows)}, f.have
+}
+
+// Stats returns how often the follower reconnected and how many gaps it found.
+func (f *Follower) Stats() (reconnects, gaps int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reconnects, f.gaps
+}
+
+// Run follows the stream until ctx is done, reconnecting after errors with a short pause.
+func (f *Follower) Run(ctx context.Context) error {
+	for {
+		err := f.follow(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		f.mu.Lock()
+		f.reconnects++
+		if errors.Is(err, ErrGap) {
+			f.gaps++
+		}
+		f.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// follow reads one connection's events until it ends.
+func (f *Follower) follow(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", f.URL, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if f.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+f.Token)
+	}
+	f.mu.Lock()
+	if f.have {
+		req.Header.Set("Last-Event-ID", strconv.FormatUint(f.board.Seq, 10))
+	}
+	f.mu.Unlock()
+	client := f.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return fmt.Errorf("stream: status %d: %s", resp.StatusCode, body)
+	}
+	return f.read(resp.Body)
+}
+
+// read applies the events of a stream body.
+func (f *Follower) read(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	var name string
+	var data []byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case len(line) == 0:
+			if name != "" || data != nil {
+				if err := f.apply(name, data); err != nil {
+					return err
+				}
+			}
+			name, data = "", nil
+		case line[0] == ':':
+		default:
+			field, value, _ := bytes.Cut(line, []byte(":"))
+			value = bytes.TrimPrefix(value, []byte(" "))
+			switch string(field) {
+			case "event":
+				name = string(value)
+			case "data":
+				if data != nil {
+					data = append(data, '\n')
+				}
+				data = append(data, value...)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return io.ErrUnexpectedEOF
+}
+
+func (f *Follower) apply(name string, data []byte) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var err error
+	switch name {
+	case "snapshot":
+		err = f.board.ApplySnapshot(data)
+		f.have = err == nil
+	case "diff":
+		if !f.have {
+			return ErrGap
+		}
+		err = f.board.ApplyDiff(data)
+	case "error":
+		return fmt.Errorf("stream: the server says: %s", data)
+	default:
+		return nil
+	}
+	if err == nil && f.OnFrame != nil {
+		f.OnFrame(name, &f.board)
+	}
+	return err
+}
