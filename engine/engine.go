@@ -254,6 +254,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	}
 	begin := time.Now()
 	var diffs []board.Diff
+	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	results, err := e.store.Append(context.Background(), c.id, entries, func(i int) error {
@@ -263,6 +264,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		if err != nil {
 			return err
 		}
+		seqs[i] = c.board.Seq(rankd.JuryView)
 		if e.Notify != nil {
 			for _, d := range ch.Diffs {
 				d.Rows = slices.Clone(d.Rows)
@@ -295,6 +297,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 			e.metrics.countIngest(r.results[j].Status)
 			if results[i].Err == nil && !results[i].Duplicate {
 				c.pos = results[i].Pos
+				r.results[j].Seq = seqs[i]
 			}
 			i++
 		}
@@ -328,8 +331,11 @@ func (e *Engine) checkpoint(ctx context.Context, c *contest) error {
 
 // Result is what became of one submitted event.
 type Result struct {
-	Status  string `json:"status"` // StatusAccepted, StatusDuplicate or StatusRejected
-	Pos     int64  `json:"pos,omitempty"`
+	Status string `json:"status"` // StatusAccepted, StatusDuplicate or StatusRejected
+	Pos    int64  `json:"pos,omitempty"`
+	// Seq is the jury view's sequence number once an accepted event is applied: the frame of the jury's
+	// stream that shows it has this number or a later one.
+	Seq     uint64 `json:"seq,omitempty"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
 }

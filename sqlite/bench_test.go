@@ -2,6 +2,8 @@ package sqlite_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -10,67 +12,158 @@ import (
 	"rankd/storetest"
 )
 
-// benchEntries returns n new entries of a contest's usual traffic, numbered from first: a submission and
-// its judgement, each with a token, lines of event-feed size.
-func benchEntries(first, n int) []rankd.LogEntry {
+// traffic makes the entries of a contest's usual ingest traffic, as the engine hands them to the store: CCS
+// event-feed lines of 200 to 300 bytes, hashed the engine's way (hex of 16 bytes of SHA-256), without
+// tokens. Every submission is new and is followed by its judgement; one judgement in ten is first sent
+// without a verdict and sent again, under the same id, with its verdict some entries later.
+type traffic struct {
+	next    int   // the next submission's number
+	judge   bool  // the judgement of the last submission comes next
+	resends []int // the submissions whose judgement waits for its verdict, oldest first
+	tokens  bool  // give every entry a token
+}
+
+var verdicts = []string{"AC", "WA", "TLE", "WA", "RTE", "AC", "WA", "CE"}
+
+// entries returns the next n entries.
+func (tr *traffic) entries(n int) []rankd.LogEntry {
 	entries := make([]rankd.LogEntry, 0, n)
-	for i := first; len(entries) < n; i++ {
-		id := fmt.Sprint(i / 2)
-		var e rankd.LogEntry
-		if i%2 == 0 {
-			e = storetest.Submission(id, fmt.Sprintf("team%d", i%997), string(rune('A'+i%12)), time.Duration(i)*time.Millisecond)
-		} else {
-			e = storetest.Entry(rankd.EventJudgement, id, fmt.Sprintf(
-				`{"type":"judgements","id":%q,"data":{"id":%q,"submission_id":%q,"judgement_type_id":"AC","start_contest_time":"1:00:00.000"}}`,
-				id, id, id))
+	for len(entries) < n {
+		switch {
+		case tr.judge:
+			s := tr.next - 1
+			pending := s%10 == 3
+			if pending {
+				tr.resends = append(tr.resends, s)
+			}
+			entries = append(entries, tr.judgement(s, !pending))
+			tr.judge = false
+		// A verdict comes about 20 entries after its pending judgement.
+		case len(tr.resends) > 0 && tr.next-tr.resends[0] >= 10:
+			entries = append(entries, tr.judgement(tr.resends[0], true))
+			tr.resends = tr.resends[1:]
+		default:
+			entries = append(entries, tr.submission(tr.next))
+			tr.next++
+			tr.judge = true
 		}
-		entries = append(entries, storetest.WithToken(e, fmt.Sprint("tok", i)))
+	}
+	if tr.tokens {
+		for i := range entries {
+			entries[i].Token = fmt.Sprintf("cdi%d-%d", tr.next, i)
+			entries[i].Event.Token = entries[i].Token
+		}
 	}
 	return entries
 }
 
-// BenchmarkAppend measures one Append call of a batch of new entries: the batch=1 case is a commit (an
-// fsync) per entry, the larger ones the group commit the engine does.
+// contestTime formats a contest time the CCS way.
+func contestTime(d time.Duration) string {
+	ms := d.Milliseconds()
+	return fmt.Sprintf("%d:%02d:%02d.%03d", ms/3_600_000, ms/60_000%60, ms/1000%60, ms%1000)
+}
+
+func (tr *traffic) submission(s int) rankd.LogEntry {
+	id := fmt.Sprint(1000 + s)
+	team := fmt.Sprint(1 + s*7919%130)
+	problem := fmt.Sprintf("%c-some-problem-name-%06d", 'A'+s%13, s%13*7717)
+	t := time.Duration(s) * 397 * time.Millisecond
+	data := fmt.Sprintf(`{"type":"submissions","id":%q,"data":{"id":%q,"problem_id":%q,"team_id":%q,"language_id":"cpp","contest_time":%q,"time":"2025-03-02T09:34:48.183Z"}}`,
+		id, id, problem, team, contestTime(t))
+	e := logEntry(rankd.EventSubmission, id, data)
+	e.Event.Submission = &rankd.Submission{ID: id, TeamID: team, ProblemID: problem, Time: t}
+	return e
+}
+
+func (tr *traffic) judgement(s int, verdict bool) rankd.LogEntry {
+	id := fmt.Sprint(5000 + s)
+	t := contestTime(time.Duration(s)*397*time.Millisecond + time.Second)
+	var data string
+	if verdict {
+		data = fmt.Sprintf(`{"type":"judgements","id":%q,"data":{"id":%q,"submission_id":"%d","judgement_type_id":%q,"start_contest_time":%q,"start_time":"2025-03-02T09:34:49.110Z","end_contest_time":%q,"end_time":"2025-03-02T09:34:52.297Z"}}`,
+			id, id, 1000+s, verdicts[s%len(verdicts)], t, t)
+	} else {
+		data = fmt.Sprintf(`{"type":"judgements","id":%q,"data":{"id":%q,"submission_id":"%d","start_contest_time":%q,"start_time":"2025-03-02T09:34:49.110Z"}}`,
+			id, id, 1000+s, t)
+	}
+	return logEntry(rankd.EventJudgement, id, data)
+}
+
+// logEntry returns the entry of an object's line, hashed as the engine hashes it.
+func logEntry(typ rankd.EventType, id, data string) rankd.LogEntry {
+	sum := sha256.Sum256([]byte(data))
+	return rankd.LogEntry{Event: rankd.Event{Type: typ, ID: id}, Data: []byte(data), Hash: hex.EncodeToString(sum[:16])}
+}
+
+// BenchmarkAppend measures one Append call of a batch of the usual traffic: the batch=1 case is a commit
+// (an fsync) per entry, the larger ones the group commit the engine does. The tokens case gives every entry
+// a token, as a CCS feed does.
 func BenchmarkAppend(b *testing.B) {
-	for _, size := range []int{1, 100, 1000} {
-		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+	cases := []struct {
+		size   int
+		tokens bool
+	}{{1, false}, {100, false}, {1000, false}, {5000, false}, {1000, true}}
+	for _, c := range cases {
+		name := fmt.Sprintf("batch=%d", c.size)
+		if c.tokens {
+			name += "/tokens"
+		}
+		b.Run(name, func(b *testing.B) {
 			db := MustOpen(b, b.TempDir())
 			ctx := context.Background()
 			accept := func(int) error { return nil }
+			tr := &traffic{tokens: c.tokens}
 			b.ReportAllocs()
-			next := 0
+			n := 0
+			var cpu time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				entries := benchEntries(next, size)
-				next += size
+				entries := tr.entries(c.size)
+				n += len(entries)
 				b.StartTimer()
+				t := cpuTime()
 				if _, err := db.Append(ctx, "c1", entries, accept); err != nil {
 					b.Fatal(err)
 				}
+				cpu += cpuTime() - t
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(next), "ns/entry")
-			b.ReportMetric(float64(next)/b.Elapsed().Seconds(), "entries/s")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/entry")
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "entries/s")
+			if cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/entry")
+			}
 		})
 	}
 }
 
-// BenchmarkReplay measures reading a contest's log back, per entry.
+// BenchmarkReplay measures reading a contest's log back, per entry: a log written in large batches, and
+// one written in batches of ten (single events that the engine's group commit gathers a few at a time).
 func BenchmarkReplay(b *testing.B) {
-	const n = 100_000
-	db := MustOpen(b, b.TempDir())
-	for i := 0; i < n; i += 5000 {
-		storetest.MustAppend(b, db, "c1", benchEntries(i, 5000)...)
+	for _, c := range []struct{ n, batch int }{{100_000, 5000}, {20_000, 10}} {
+		b.Run(fmt.Sprintf("batch=%d", c.batch), func(b *testing.B) {
+			db := MustOpen(b, b.TempDir())
+			tr := &traffic{}
+			for i := 0; i < c.n; i += c.batch {
+				storetest.MustAppend(b, db, "c1", tr.entries(c.batch)...)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			t := cpuTime()
+			for b.Loop() {
+				count := 0
+				if err := db.Replay(ctx, "c1", 0, func(*rankd.LogEntry) error { count++; return nil }); err != nil {
+					b.Fatal(err)
+				}
+				if count != c.n {
+					b.Fatalf("replayed %d entries, want %d", count, c.n)
+				}
+			}
+			cpu := cpuTime() - t
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.n), "ns/entry")
+			b.ReportMetric(float64(b.N*c.n)/b.Elapsed().Seconds(), "entries/s")
+			if cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*c.n), "cpu-ns/entry")
+			}
+		})
 	}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		count := 0
-		if err := db.Replay(ctx, "c1", 0, func(*rankd.LogEntry) error { count++; return nil }); err != nil {
-			b.Fatal(err)
-		}
-		if count != n {
-			b.Fatalf("replayed %d entries, want %d", count, n)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/entry")
 }

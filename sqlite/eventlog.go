@@ -1,29 +1,23 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
 
 	"rankd"
 )
 
-// objectKey names an object of a contest's log: what the versions of one object share.
-type objectKey struct {
-	typ rankd.EventType
-	id  string
-}
-
-// version is where an object's latest version is in the log and what it holds; pos 0: none.
-type version struct {
-	pos  int64
-	hash string
-}
-
 // Append stores the entries of one contest in one transaction; see rankd.EventLog. The entries stored share
 // one Stored time, read from the store's clock once per call. A nil accept accepts every entry.
 //
-// The caller batches entries (group commit): a call costs one fsync whatever its size, and it looks up and
-// stores up to 64 entries per statement, prepared once per store.
+// The caller batches entries (group commit): a call costs one fsync whatever its size. It decides about
+// each entry with the contest's index, in memory, and stores the entries it keeps in one row (a segment;
+// a few for a call of megabytes), whatever their number.
 func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(i int) error) ([]rankd.AppendResult, error) {
 	if contestID == "" {
 		return nil, rankd.Errorf(rankd.EINVALID, "no contest id given")
@@ -37,244 +31,303 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 		return nil, fail(ctx, "append", err)
 	}
 	defer rollback(tx)
-	if err := db.appendTx(ctx, tx, contestID, entries, accept, results); err != nil {
+	a := appendCall{db: db, ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results}
+	defer a.unlock()
+	if err := a.run(accept); err != nil {
+		a.undo()
 		return nil, fail(ctx, "append", err)
+	}
+	if len(a.segments) == 0 {
+		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
 	}
 	// Commit is what makes the entries durable (synchronous=FULL): only now are they acknowledged.
 	if err := tx.Commit(); err != nil {
+		// Should the commit have happened all the same, the next call finds the index behind the log and
+		// catches up with it.
+		a.undo()
 		return nil, fail(ctx, "append", err)
 	}
+	a.x.pos = a.last
+	a.indexList()
 	return results, nil
 }
 
-// appendTx does Append's work inside tx, filling results. It looks up what the log holds of the batch's
-// tokens and objects first, decides about each entry in memory, then stores the entries kept: a few
-// multi-row statements instead of several statements per entry.
-func (db *DB) appendTx(ctx context.Context, tx *sql.Tx, contestID string, entries []rankd.LogEntry,
-	accept func(i int) error, results []rankd.AppendResult) error {
-	st := db.stmts.in(ctx, tx)
-	var last int64
-	if err := st.single(stmtMaxPos).QueryRowContext(ctx, contestID).Scan(&last); err != nil {
-		return err
-	}
-	hasLog := last > 0
-	tokens, latest, err := lookup(ctx, st, contestID, entries)
-	if err != nil {
-		return err
-	}
+// appendCall is the work of one Append call.
+type appendCall struct {
+	db        *DB
+	ctx       context.Context
+	tx        *sql.Tx
+	contestID string
+	entries   []rankd.LogEntry
+	results   []rankd.AppendResult
 
-	var keep []int // the entries to store, in order
-	for i := range entries {
-		e := &entries[i]
-		if pos := tokens[e.Token]; e.Token != "" && pos > 0 {
-			results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
-			continue
+	x        *index // the contest's index; its mu is held from run to unlock
+	locked   bool
+	base     int64 // the last position of the log before the call
+	last     int64 // and after it
+	changes  []change
+	tokens   []string  // the tokens the call added to the index
+	segments []segment // the segments stored
+}
+
+// change is a change the call made to the index's objects: what the object had before.
+type change struct {
+	key  objectKey
+	prev version
+	had  bool
+}
+
+// segment is a segment the call stored.
+type segment struct {
+	first int64
+	count int
+	keys  string
+}
+
+// owned are an entry's id, token and packed hash, in memory the index may keep.
+type owned struct{ id, token, hash string }
+
+// run does Append's work inside the transaction, filling results: it brings the contest's index up to
+// date, decides about each entry with it, changing it as it goes, and stores the entries kept.
+func (a *appendCall) run(accept func(i int) error) error {
+	var key int64
+	err := a.tx.StmtContext(a.ctx, a.db.stmts.contest).QueryRowContext(a.ctx, a.contestID).Scan(&key, &a.base)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if key == 0 {
+		// The row goes with the call's entries: when none is kept, the transaction is not committed.
+		res, err := a.tx.StmtContext(a.ctx, a.db.stmts.insertContest).ExecContext(a.ctx, a.contestID, unixNano(a.db.now()))
+		if err != nil {
+			return err
 		}
-		key := objectKey{e.Event.Type, e.Event.ID}
+		if key, err = res.LastInsertId(); err != nil {
+			return err
+		}
+	}
+	// The transaction holds the write lock: nothing is appended until it ends, so the index, once caught
+	// up, is the log's.
+	a.lock(key)
+	if a.x.pos > a.base {
+		// Ahead of the log (the file was replaced?): read it again.
+		a.db.dropIndex(a.contestID, a.x)
+		a.unlock()
+		a.lock(key)
+	}
+	if a.x.pos < a.base {
+		if err := a.x.catchUp(a.ctx, a.tx, logPart, a.x.pos); err != nil {
+			a.db.dropIndex(a.contestID, a.x)
+			return err
+		}
+	}
+	own := a.own()
+	keep, err := a.decide(accept, own)
+	if err != nil || len(keep) == 0 {
+		return err
+	}
+	return a.store(keep, own, unixNano(a.db.now()))
+}
+
+// lock takes the index of the contest with this key.
+func (a *appendCall) lock(key int64) {
+	a.x = a.db.index(a.contestID, key)
+	a.x.mu.Lock()
+	a.locked = true
+}
+
+// unlock releases the index, if the call holds it.
+func (a *appendCall) unlock() {
+	if a.locked {
+		a.locked = false
+		a.x.mu.Unlock()
+	}
+}
+
+// own returns the ids, tokens and packed hashes of the entries, in one string the index may keep slices
+// of: the caller's strings may be slices of larger ones.
+func (a *appendCall) own() []owned {
+	size := 0
+	for i := range a.entries {
+		e := &a.entries[i]
+		size += len(e.Event.ID) + len(e.Token) + len(e.Hash) + binary.MaxVarintLen32
+	}
+	buf := make([]byte, 0, size)
+	ends := make([]int, 0, 3*len(a.entries))
+	for i := range a.entries {
+		e := &a.entries[i]
+		buf = append(buf, e.Event.ID...)
+		ends = append(ends, len(buf))
+		buf = append(buf, e.Token...)
+		ends = append(ends, len(buf))
+		buf = appendHash(buf, e.Hash)
+		ends = append(ends, len(buf))
+	}
+	s := string(buf)
+	own := make([]owned, len(a.entries))
+	start := 0
+	for i := range own {
+		e := ends[3*i : 3*i+3]
+		own[i] = owned{id: s[start:e[0]], token: s[e[0]:e[1]], hash: s[e[1]:e[2]]}
+		start = e[2]
+	}
+	return own
+}
+
+// decide fills results and returns the entries to store, in order. It records each entry kept in the
+// index as it goes, so that later entries of the call see it, as they would had it been stored by an
+// earlier call; undo takes the changes back.
+func (a *appendCall) decide(accept func(i int) error, own []owned) ([]int, error) {
+	x := a.x
+	var keep []int
+	a.last = a.base
+	for i := range a.entries {
+		e, o := &a.entries[i], &own[i]
+		if e.Token != "" {
+			if pos := x.tokens[e.Token]; pos > 0 {
+				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+				continue
+			}
+		}
 		// Only the latest version counts: A, B, A are three versions, a second A after them is not.
-		if v := latest[key]; v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
-			results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
+		key := objectKey{e.Event.Type, e.Event.ID}
+		v, had := x.objects[key]
+		if v.pos > 0 && e.Hash != "" && o.hash == v.hash {
+			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
 			continue
 		}
 		if accept != nil {
 			if err := accept(i); err != nil {
-				results[i] = rankd.AppendResult{Err: err}
+				a.results[i] = rankd.AppendResult{Err: err}
 				continue
 			}
 		}
 		// accept may take long (it applies the event to a board): a cancelled call stops here.
-		if err := ctx.Err(); err != nil {
-			return err
+		if err := a.ctx.Err(); err != nil {
+			return nil, err
 		}
-		last++
-		results[i] = rankd.AppendResult{Pos: last}
-		// Later entries of the call see this one, as they would had it been stored by an earlier call.
-		latest[key] = version{pos: last, hash: e.Hash}
+		a.last++
+		a.results[i] = rankd.AppendResult{Pos: a.last}
+		key.id = o.id
+		a.changes = append(a.changes, change{key: key, prev: v, had: had})
+		x.objects[key] = version{pos: a.last, hash: o.hash}
 		if e.Token != "" {
-			tokens[e.Token] = last
+			x.tokens[o.token] = a.last
+			a.tokens = append(a.tokens, o.token)
 		}
 		keep = append(keep, i)
 	}
-	if len(keep) == 0 {
+	return keep, nil
+}
+
+// undo takes back the changes the call made to the index.
+func (a *appendCall) undo() {
+	if !a.locked {
+		return
+	}
+	for i := len(a.changes) - 1; i >= 0; i-- {
+		c := &a.changes[i]
+		if c.had {
+			a.x.objects[c.key] = c.prev
+		} else {
+			delete(a.x.objects, c.key)
+		}
+	}
+	for _, t := range a.tokens {
+		delete(a.x.tokens, t)
+	}
+	a.changes, a.tokens = nil, nil
+}
+
+// store stores the entries kept, in segments of about maxSegmentBytes of data.
+func (a *appendCall) store(keep []int, own []owned, stored int64) error {
+	size := 0
+	for _, i := range keep {
+		size += len(a.entries[i].Data) + 1
+	}
+	size = min(size, maxSegmentBytes+size/len(keep))
+	w := segmentWriter{keys: make([]byte, 0, 64*len(keep)), data: make([]byte, 0, 1+size+2*len(keep))}
+	w.reset()
+	insert := a.tx.StmtContext(a.ctx, a.db.stmts.insertSegment)
+	first := a.results[keep[0]].Pos
+	flush := func() error {
+		if _, err := insert.ExecContext(a.ctx, a.x.key, first, w.count, stored, w.keys, w.data); err != nil {
+			return err
+		}
+		a.segments = append(a.segments, segment{first: first, count: w.count, keys: string(w.keys)})
+		first += int64(w.count)
+		w.reset()
 		return nil
 	}
-
-	stored := unixNano(db.now())
-	if !hasLog {
-		if _, err := st.single(stmtInsertContest).ExecContext(ctx, contestID, stored); err != nil {
-			return err
-		}
-	}
-	args := make([]any, 0, 8*min(len(keep), chunkSizes[0]))
-	err = eachChunk(len(keep), func(lo, size, s int) error {
-		args = args[:0]
-		for _, i := range keep[lo : lo+size] {
-			e := &entries[i]
-			data := e.Data
-			if data == nil {
-				data = []byte{} // the column is NOT NULL: no data is an empty line, not a missing one
-			}
-			args = append(args, contestID, stored, results[i].Pos, int64(e.Event.Type), e.Event.ID, e.Token, e.Hash, data)
-		}
-		_, err := st.multi(multiInsertEvents, s).ExecContext(ctx, args...)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return keepSubmissions(ctx, st, contestID, entries, keep, results)
-}
-
-// lookup returns where the log has the tokens of entries (0: not there) and the latest version of their
-// objects (pos 0: none), each map holding every token and object of entries.
-func lookup(ctx context.Context, st *txStmts, contestID string, entries []rankd.LogEntry) (map[string]int64, map[objectKey]version, error) {
-	tokens := make(map[string]int64)
-	latest := make(map[objectKey]version, len(entries))
-	var toks []string
-	var keys []objectKey
-	for i := range entries {
-		e := &entries[i]
-		if _, ok := tokens[e.Token]; e.Token != "" && !ok {
-			tokens[e.Token] = 0
-			toks = append(toks, e.Token)
-		}
-		key := objectKey{e.Event.Type, e.Event.ID}
-		if _, ok := latest[key]; !ok {
-			latest[key] = version{}
-			keys = append(keys, key)
-		}
-	}
-
-	args := make([]any, 0, min(max(len(toks), 2*len(keys)), 2*chunkSizes[0])+2)
-	err := eachChunk(len(toks), func(lo, size, s int) error {
-		args = args[:0]
-		for _, t := range toks[lo : lo+size] {
-			args = append(args, t)
-		}
-		args = append(args, contestID)
-		return queryRows(ctx, st.multi(multiTokenPos, s), args, func(rows *sql.Rows) error {
-			var i int
-			var pos int64
-			if err := rows.Scan(&i, &pos); err != nil {
-				return err
-			}
-			tokens[toks[lo+i]] = pos
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	err = eachChunk(len(keys), func(lo, size, s int) error {
-		args = args[:0]
-		for _, k := range keys[lo : lo+size] {
-			args = append(args, int64(k.typ), k.id)
-		}
-		args = append(args, contestID, contestID)
-		return queryRows(ctx, st.multi(multiLatest, s), args, func(rows *sql.Rows) error {
-			var i int
-			var v version
-			if err := rows.Scan(&i, &v.pos, &v.hash); err != nil {
-				return err
-			}
-			latest[keys[lo+i]] = v
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return tokens, latest, nil
-}
-
-// queryRows runs a query and calls fn for each row.
-func queryRows(ctx context.Context, stmt *sql.Stmt, args []any, fn func(*sql.Rows) error) error {
-	rows, err := stmt.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	defer closeRows(rows)
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-// keepSubmissions brings the submissions table up to date with the stored entries: a submission's latest
-// version replaces the one before, its deletion removes it. Only each submission's last event of the call
-// matters, so each is written once.
-func keepSubmissions(ctx context.Context, st *txStmts, contestID string, entries []rankd.LogEntry, keep []int,
-	results []rankd.AppendResult) error {
-	var last map[string]int // submission id → its last entry
-	var ids []string        // in order of first appearance, so that the writes are deterministic
 	for _, i := range keep {
-		ev := &entries[i].Event
-		if ev.Type != rankd.EventSubmission || (!ev.Delete && ev.Submission == nil) {
-			continue
-		}
-		if last == nil {
-			last = make(map[string]int)
-		}
-		id := submissionID(ev)
-		if _, ok := last[id]; !ok {
-			ids = append(ids, id)
-		}
-		last[id] = i
-	}
-	var upserts []int
-	for _, id := range ids {
-		i := last[id]
-		if !entries[i].Event.Delete {
-			upserts = append(upserts, i)
-			continue
-		}
-		if _, err := st.single(stmtDeleteSubmission).ExecContext(ctx, contestID, id); err != nil {
-			return err
+		w.add(&a.entries[i], own[i].hash)
+		if len(w.data) >= maxSegmentBytes {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	args := make([]any, 0, 6*min(len(upserts), chunkSizes[0]))
-	return eachChunk(len(upserts), func(lo, size, s int) error {
-		args = args[:0]
-		for _, i := range upserts[lo : lo+size] {
-			ev := &entries[i].Event
-			sub := ev.Submission
-			args = append(args, contestID, submissionID(ev), sub.TeamID, sub.ProblemID, sub.Time.Milliseconds(), results[i].Pos)
-		}
-		_, err := st.multi(multiUpsertSubmissions, s).ExecContext(ctx, args...)
-		return err
-	})
+	if w.count == 0 {
+		return nil
+	}
+	return flush()
 }
 
-// submissionID returns the id of the submission an event carries or deletes.
-func submissionID(ev *rankd.Event) string {
-	if ev.ID == "" && ev.Submission != nil {
-		return ev.Submission.ID
+// indexList adds the committed segments to the index's submissions list, when the list is where the log
+// was before the call. A list behind (never read, or read from an older log) is caught up with when
+// next read; one ahead already has them.
+func (a *appendCall) indexList() {
+	x := a.x
+	x.listMu.Lock()
+	defer x.listMu.Unlock()
+	if x.listPos != a.base {
+		return
 	}
-	return ev.ID
+	for _, s := range a.segments {
+		if x.apply(listPart, s.first, s.count, s.keys) != nil {
+			return // cannot be: the segment was just written; a reader will catch up with the log
+		}
+	}
 }
 
 // Replay calls fn with the entries of a contest after position after, in order; see rankd.EventLog. The
-// rows are streamed from one read transaction, a consistent snapshot: entries appended meanwhile are not
-// seen. An unknown contest has no entries.
+// segments are streamed from one read transaction, a consistent snapshot: entries appended meanwhile are
+// not seen. An unknown contest has no entries. fn may keep the entries it gets: each segment is read into
+// memory of its own.
 func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func(*rankd.LogEntry) error) error {
-	rows, err := db.read.QueryContext(ctx,
-		`SELECT pos, token, hash, data, stored_at FROM events WHERE contest_id = ? AND pos > ? ORDER BY pos`,
-		contestID, after)
+	after = max(after, 0)
+	if after == math.MaxInt64 {
+		return ctx.Err()
+	}
+	// The first segment read is the one that holds position after+1.
+	rows, err := db.read.QueryContext(ctx, `WITH c (key) AS (SELECT key FROM contests WHERE id = ?)
+		SELECT first_pos, count, stored_at, keys, data FROM segments
+		WHERE contest = (SELECT key FROM c) AND first_pos >= COALESCE((SELECT MAX(first_pos) FROM segments
+			WHERE contest = (SELECT key FROM c) AND first_pos <= ?), 0)
+		ORDER BY first_pos`,
+		contestID, after+1)
 	if err != nil {
 		return fail(ctx, "replay", err)
 	}
 	defer closeRows(rows)
+	var d segmentDecoder
 	for rows.Next() {
-		var e rankd.LogEntry
-		var ns int64
-		if err := rows.Scan(&e.Pos, &e.Token, &e.Hash, &e.Data, &ns); err != nil {
+		var first, stored int64
+		var count int
+		var keys, data sql.RawBytes
+		if err := rows.Scan(&first, &count, &stored, &keys, &data); err != nil {
 			return fail(ctx, "replay", err)
 		}
-		e.Stored = fromUnixNano(ns)
-		if err := fn(&e); err != nil {
-			return err
+		entries, err := d.decode(string(keys), bytes.Clone(data), first, count, fromUnixNano(stored))
+		if err != nil {
+			return fail(ctx, "replay", fmt.Errorf("contest %s, segment at %d: %w", contestID, first, err))
+		}
+		for i := range entries {
+			if entries[i].Pos <= after {
+				continue
+			}
+			if err := fn(&entries[i]); err != nil {
+				return err
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -5,6 +5,11 @@
 // The database runs in WAL mode with synchronous=FULL: a commit is on disk when it returns, so an event is
 // acknowledged only once it is durable. SQLite allows one writer at a time, so every write goes through one
 // connection (calls queue for it) while reads use a pool of their own and never wait for writes.
+//
+// The log is stored in segments, one row per Append call, so that a call of thousands of entries costs a
+// few B-tree writes rather than several per entry. What deduplication and the submissions list need is
+// kept in memory per contest (an index, see index.go), read from the log's segments when first needed and
+// kept up to date by Append: its memory grows with the number of objects of the contests in use.
 package sqlite
 
 import (
@@ -16,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"rankd"
@@ -45,6 +51,9 @@ type DB struct {
 	write *sql.DB // one connection: SQLite has one writer, so writes queue here rather than fail as busy
 	read  *sql.DB // a pool of read-only connections; in WAL mode they read a snapshot without blocking
 	stmts stmts   // Append's statements, prepared on write
+
+	mu      sync.Mutex        // guards indexes
+	indexes map[string]*index // by contest id: the contests whose index was needed since Open
 }
 
 // Option configures Open.
@@ -70,16 +79,15 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 	if err := os.MkdirAll(abs, 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	db := &DB{path: filepath.Join(abs, FileName), now: time.Now}
+	db := &DB{path: filepath.Join(abs, FileName), now: time.Now, indexes: make(map[string]*index)}
 	for _, o := range opts {
 		o(db)
 	}
 
 	// The writer is opened first: it switches the file to WAL mode (a setting of the file, kept), which the
 	// readers then find. BEGIN IMMEDIATE takes the write lock at the start of a transaction, so that one
-	// that read first never fails to upgrade when another process wrote meanwhile. Statement journals (a
-	// multi-row insert keeps one, to undo just itself) live in memory rather than in temporary files: they
-	// are small, and writing them cost more than the inserts.
+	// that read first never fails to upgrade when another process wrote meanwhile. Temporary tables and
+	// statement journals, if a statement needs one, live in memory rather than in temporary files.
 	db.write, err = sql.Open("sqlite", dsn(db.path, "_txlock=immediate",
 		"_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)", "_pragma=foreign_keys(1)",
 		"_pragma=temp_store(MEMORY)"))

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -165,7 +166,7 @@ func TestMigrations(t *testing.T) {
 	if len(want) == 0 || !slices.Equal(got, want) {
 		t.Errorf("applied migrations: got %v, want %v", got, want)
 	}
-	for _, table := range []string{"contests", "events", "checkpoints", "submissions", "tokens"} {
+	for _, table := range []string{"contests", "segments", "checkpoints", "tokens"} {
 		var n int
 		if err := raw.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s: got %d, %v; want it there", table, n, err)
@@ -260,14 +261,18 @@ func TestAppendFailureRollsBack(t *testing.T) {
 	dir := t.TempDir()
 	db := MustOpen(t, dir)
 	storetest.MustAppend(t, db, "c1", storetest.Submission("s1", "t1", "A", time.Minute))
-	// A fault to order: the insert of object "boom" fails.
-	MustExec(t, MustRaw(t, dir), `CREATE TRIGGER boom BEFORE INSERT ON events WHEN NEW.object_id = 'boom'
-		BEGIN SELECT RAISE(ABORT, 'driver detail'); END`)
+	// A fault to order: the insert of the segment that holds object "boom" fails. The call's entries
+	// before it are large, so that it is not the call's first segment.
+	MustExec(t, MustRaw(t, dir), `CREATE TRIGGER boom BEFORE INSERT ON segments
+		WHEN instr(NEW.keys, CAST('boom' AS BLOB)) > 0 BEGIN SELECT RAISE(ABORT, 'driver detail'); END`)
+	large := strings.Repeat("x", 700_000)
 
 	for _, contestID := range []string{"c1", "c2"} {
 		entries := []rankd.LogEntry{
 			storetest.Submission("s2", "t1", "A", 2*time.Minute),
 			storetest.Delete(rankd.EventSubmission, "s1"),
+			storetest.Entry(rankd.EventJudgement, "j1", large),
+			storetest.Entry(rankd.EventJudgement, "j1", large+"2"),
 			storetest.Entry(rankd.EventJudgement, "boom", "x"),
 			storetest.Entry(rankd.EventJudgement, "j2", "y"),
 		}
@@ -327,5 +332,77 @@ func TestClosed(t *testing.T) {
 	}
 	if _, err := db.LatestCheckpoint(context.Background(), "c1"); rankd.ErrorCode(err) != rankd.EINTERNAL {
 		t.Errorf("LatestCheckpoint after Close: got %v, want code %s", err, rankd.EINTERNAL)
+	}
+}
+
+// TestTwoStores: two stores open on one file (two processes) see each other's appends: deduplication,
+// positions and the submissions list follow the log, not what each store appended itself.
+func TestTwoStores(t *testing.T) {
+	dir := t.TempDir()
+	a, b := MustOpen(t, dir), MustOpen(t, dir)
+	j1 := storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j1", "v1"), "tok1")
+	storetest.MustAppend(t, a, "c1", storetest.Submission("s1", "t1", "A", time.Minute), j1)
+	ids := func(db *sqlite.DB) []string {
+		var ids []string
+		for _, s := range storetest.MustSubmissions(t, db, "c1", rankd.SubmissionFilter{}) {
+			ids = append(ids, s.ID)
+		}
+		return ids
+	}
+	if got := ids(b); !slices.Equal(got, []string{"s1"}) {
+		t.Errorf("b's submissions after a's append: got %q, want [s1]", got)
+	}
+	res := storetest.MustAppend(t, b, "c1", j1, storetest.Entry(rankd.EventJudgement, "j1", "v1"),
+		storetest.Submission("s2", "t2", "B", 2*time.Minute))
+	want := []rankd.AppendResult{{Pos: 2, Duplicate: true}, {Pos: 2, Duplicate: true}, {Pos: 3}}
+	if !slices.Equal(res, want) {
+		t.Errorf("b's append: got %+v, want %+v", res, want)
+	}
+	// a's index was read before b appended: it catches up.
+	res = storetest.MustAppend(t, a, "c1", storetest.Submission("s2", "t2", "B", 2*time.Minute),
+		storetest.Delete(rankd.EventSubmission, "s1"))
+	want = []rankd.AppendResult{{Pos: 3, Duplicate: true}, {Pos: 4}}
+	if !slices.Equal(res, want) {
+		t.Errorf("a's append: got %+v, want %+v", res, want)
+	}
+	for name, db := range map[string]*sqlite.DB{"a": a, "b": b} {
+		if got := ids(db); !slices.Equal(got, []string{"s2"}) {
+			t.Errorf("%s's submissions: got %q, want [s2]", name, got)
+		}
+		if log := storetest.MustReplay(t, db, "c1", 0); len(log) != 4 {
+			t.Errorf("%s's log: got %d entries, want 4", name, len(log))
+		}
+	}
+}
+
+// TestLargeCall: a call of more data than a segment holds is stored in several, and read back whole,
+// from any position.
+func TestLargeCall(t *testing.T) {
+	db := MustOpen(t, t.TempDir())
+	line := strings.Repeat("x", 100_000)
+	var entries []rankd.LogEntry
+	for i := range 50 {
+		entries = append(entries, storetest.Entry(rankd.EventJudgement, fmt.Sprint("j", i), fmt.Sprint(i, line)))
+	}
+	storetest.MustAppend(t, db, "c1", entries...)
+	for _, after := range []int64{0, 9, 10, 11, 25, 49, 50} {
+		log := storetest.MustReplay(t, db, "c1", after)
+		if len(log) != 50-int(after) {
+			t.Fatalf("after %d: got %d entries, want %d", after, len(log), 50-after)
+		}
+		for i, e := range log {
+			if w := entries[int(after)+i]; e.Pos != after+int64(i)+1 || string(e.Data) != string(w.Data) || e.Hash != w.Hash {
+				t.Fatalf("after %d: entry %d: got pos %d, want %d and its data", after, i, e.Pos, after+int64(i)+1)
+			}
+		}
+	}
+	var segments int
+	if err := MustRaw(t, filepath.Dir(db.Path())).QueryRow(`SELECT COUNT(*) FROM segments`).Scan(&segments); err != nil || segments < 2 {
+		t.Errorf("segments: got %d, %v; want several", segments, err)
+	}
+	// Every entry is known to deduplication.
+	res := storetest.MustAppend(t, db, "c1", entries[0], entries[49])
+	if !res[0].Duplicate || !res[1].Duplicate {
+		t.Errorf("entries sent again: got %+v, want duplicates", res)
 	}
 }

@@ -28,6 +28,7 @@ var (
 	stored    = func(pos int64) rankd.AppendResult { return rankd.AppendResult{Pos: pos} }
 	dup       = func(pos int64) rankd.AppendResult { return rankd.AppendResult{Pos: pos, Duplicate: true} }
 	refused   = rankd.AppendResult{Err: errRefused}
+	hashed    = func(e rankd.LogEntry, hash string) rankd.LogEntry { e.Hash = hash; return e }
 )
 
 func testAppend(t *testing.T, s Store) {
@@ -134,6 +135,18 @@ func testAppend(t *testing.T, s Store) {
 				string(Delete(rankd.EventSubmission, "s1").Data),
 				string(Submission("s1", "t1", "A", 60e9).Data),
 			},
+		},
+		{
+			name: "hashes are opaque",
+			calls: []call{
+				{entries: []rankd.LogEntry{hashed(judgement("j1", "a"), "ABCD"), hashed(judgement("j2", "b"), "abcd"),
+					hashed(judgement("j3", "c"), "abc"), hashed(judgement("j4", "d"), "not hex \x00\xff")},
+					want: []rankd.AppendResult{stored(1), stored(2), stored(3), stored(4)}},
+				{entries: []rankd.LogEntry{hashed(judgement("j1", "x"), "ABCD"), hashed(judgement("j2", "y"), "ABCD"),
+					hashed(judgement("j3", "z"), "abc"), hashed(judgement("j4", "w"), "not hex \x00\xff")},
+					want: []rankd.AppendResult{dup(1), stored(5), dup(3), dup(4)}},
+			},
+			wantLog: []string{"a", "b", "c", "d", "y"},
 		},
 		{
 			name: "no hash is never a duplicate",
@@ -393,6 +406,9 @@ func testReplay(t *testing.T, s Store) {
 		WithToken(judgement("j2", "b"), "tok3"),
 		Delete(rankd.EventSubmission, "s1"),
 		problem("p1", "\x00binary\xff"),
+		hashed(problem("p2", "x"), "ABCDEF"), // stores treat hashes as opaque strings
+		hashed(problem("p3", "y"), "abc"),
+		hashed(problem("p4", "z"), ""),
 	}
 	MustAppend(t, s, "c1", entries...)
 	MustAppend(t, s, "c2", judgement("other", "other"))
@@ -423,11 +439,11 @@ func testReplay(t *testing.T, s Store) {
 		after int64
 		want  []int64
 	}{
-		{-1, []int64{1, 2, 3, 4, 5}},
-		{0, []int64{1, 2, 3, 4, 5}},
-		{1, []int64{2, 3, 4, 5}},
-		{4, []int64{5}},
-		{5, nil},
+		{-1, []int64{1, 2, 3, 4, 5, 6, 7, 8}},
+		{0, []int64{1, 2, 3, 4, 5, 6, 7, 8}},
+		{1, []int64{2, 3, 4, 5, 6, 7, 8}},
+		{7, []int64{8}},
+		{8, nil},
 		{100, nil},
 	}
 	for _, tt := range tests {

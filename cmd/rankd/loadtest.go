@@ -19,7 +19,9 @@ import (
 //
 //	--mode ingest: posts a feed file in batches (one client, batches in order), events/s;
 //	--mode post:   single-submission POSTs from --clients concurrent clients;
-//	--mode read:   scoreboard pages of --limit rows from --clients concurrent readers.
+//	--mode read:   scoreboard pages of --limit rows from --clients concurrent readers;
+//	--mode stream: --clients SSE followers of the jury view while judgements are posted at --rate a second:
+//	               submit→visible latency, frames, gaps, the server's memory per client and CPU.
 //
 // It is meant for loopback: it sends as fast as the server answers, for --duration (post, read) or until
 // the feed is sent (ingest).
@@ -27,7 +29,7 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	url := fs.String("url", "http://127.0.0.1:8080", "rankd's address")
-	mode := fs.String("mode", "read", "ingest, post or read")
+	mode := fs.String("mode", "read", "ingest, post, read or stream")
 	contest := fs.String("contest", "", "contest id (ingest: the feed's)")
 	feedPath := fs.String("feed", "", "ingest: the NDJSON feed to post")
 	batch := fs.Int("batch", 5000, "ingest: lines per request")
@@ -37,6 +39,9 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 	team := fs.String("team", "", "post: the team that submits (default: the contest's first)")
 	problem := fs.String("problem", "", "post: the problem submitted to (default: the contest's first)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	rate := fs.Int("rate", 1000, "stream: judgements posted per second")
+	teams := fs.Int("teams", 1000, "stream: teams of the contest the load creates")
+	problems := fs.Int("problems", 12, "stream: problems of that contest")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *contest == "" {
 		if *contest == "" {
 			fmt.Fprintln(m.Stderr, "loadtest: --contest is required")
@@ -69,6 +74,18 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 			body := fmt.Sprintf(`{"id":%q,"team_id":%q,"problem_id":%q,"contest_time":"0:01:00"}`, id, *team, *problem)
 			return do(ctx, client, "POST", base+"/submissions", token, []byte(body))
 		})
+	case "stream":
+		sr, err := loadStream(ctx, streamLoad{url: *url, contest: *contest, clients: *clients, rate: *rate,
+			teams: *teams, problems: *problems, duration: *duration,
+			adminToken: os.Getenv("RANKD_ADMIN_TOKEN"), tokenJ: token})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(m.Stdout).Encode(sr)
+		}
+		printStream(m.Stdout, sr)
+		return nil
 	case "read":
 		path := fmt.Sprintf("%s/scoreboard?offset=0&limit=%d", base, *limit)
 		res, err = loadClients(ctx, *clients, *duration, func(ctx context.Context) error {
@@ -138,7 +155,7 @@ func do(ctx context.Context, client *http.Client, method, url, token string, bod
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK {
+	if err == nil && resp.StatusCode/100 != 2 {
 		err = fmt.Errorf("%s %s: status %d: %.200s", method, url, resp.StatusCode, data)
 	}
 	return err

@@ -44,7 +44,7 @@ Usage:
   rankd awards --feed FILE [--view public|jury] [--at TIME]
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]
-  rankd loadtest --contest ID --mode ingest|post|read [--url URL] [--clients N] [--duration D] [--feed FILE]
+  rankd loadtest --contest ID --mode ingest|post|read|stream [--url URL] [--clients N] [--duration D] [--rate N] [--feed FILE]
 
 Run "rankd COMMAND -h" for the options of a command.
 `
