@@ -30,7 +30,7 @@ type Store interface {
 
 // Defaults of the Engine's settings.
 const (
-	DefaultCheckpointEvery = 50000
+	DefaultCheckpointEvery = 200000
 	DefaultMaxBatch        = 10000
 )
 
@@ -248,9 +248,12 @@ func (e *Engine) commitLoop(c *contest) {
 // commit appends the entries of a batch of requests in one transaction, applying each to the board as
 // the store accepts it; the board's lock is held until the entries are durable.
 func (e *Engine) commit(c *contest, batch []*request) {
-	var entries []rankd.LogEntry
-	for _, r := range batch {
-		entries = append(entries, r.entries...)
+	entries := batch[0].entries
+	if len(batch) > 1 {
+		entries = nil
+		for _, r := range batch {
+			entries = append(entries, r.entries...)
+		}
 	}
 	begin := time.Now()
 	var diffs []board.Diff
@@ -385,24 +388,44 @@ func Entry(ev rankd.Event) (rankd.LogEntry, error) {
 // rejected (with the reason; nothing stored). A contest event creates the contest when it is new; other
 // events of an unknown contest are refused with ENOTFOUND.
 func (e *Engine) Submit(ctx context.Context, contestID string, entries []rankd.LogEntry) ([]Result, error) {
+	p, err := e.Enqueue(ctx, contestID, entries)
+	if err != nil {
+		return nil, err
+	}
+	return p.Wait(ctx)
+}
+
+// Pending is a batch of events queued for commit.
+type Pending struct{ req *request }
+
+// Enqueue queues events as Submit does, without waiting for their commit: a caller that decodes a large
+// request queues it in parts, so that the commit of one overlaps the decoding of the next. Batches of one
+// contest are committed in the order they were queued.
+func (e *Engine) Enqueue(ctx context.Context, contestID string, entries []rankd.LogEntry) (*Pending, error) {
+	req := &request{entries: entries, results: make([]Result, len(entries)), done: make(chan struct{})}
 	if len(entries) == 0 {
-		return nil, nil
+		close(req.done)
+		return &Pending{req}, nil
 	}
 	c, err := e.contestFor(contestID, entries)
 	if err != nil {
 		return nil, err
 	}
-	req := &request{entries: entries, results: make([]Result, len(entries)), done: make(chan struct{})}
 	if err := e.enqueue(ctx, c, req); err != nil {
 		return nil, err
 	}
+	return &Pending{req}, nil
+}
+
+// Wait returns the results of the batch once it is committed (see Submit).
+func (p *Pending) Wait(ctx context.Context) ([]Result, error) {
 	select {
-	case <-req.done:
+	case <-p.req.done:
 	case <-ctx.Done():
-		// The request stays queued and will be committed: a retry with the same events is a duplicate.
+		// The batch stays queued and will be committed: a retry with the same events is a duplicate.
 		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "gave up waiting for the commit: %w", ctx.Err())
 	}
-	return req.results, req.err
+	return p.req.results, p.req.err
 }
 
 // enqueue queues req on c, unless the engine is closing.

@@ -83,7 +83,7 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	if len(cb.JudgementTypes) == 0 {
 		lines = append(lines[:1], append(defaultJudgementTypeLines(), lines[1:]...)...)
 	}
-	resp, err := s.decodeAndSubmit(r, id, lines)
+	resp, err := s.ingestLines(r, id, lines)
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err != nil {
 		return err
 	}
-	resp, err := s.decodeAndSubmit(r, id, cb.lines())
+	resp, err := s.ingestLines(r, id, cb.lines())
 	if err != nil {
 		return err
 	}
@@ -126,13 +126,6 @@ func defaultJudgementTypeLines() [][]byte {
 	return lines
 }
 
-func (s *Server) decodeAndSubmit(r *http.Request, contestID string, lines [][]byte) (ingestResponse, error) {
-	items, err := s.decode(contestID, lines)
-	if err != nil {
-		return ingestResponse{}, err
-	}
-	return s.submit(r, contestID, items)
-}
 
 // submitEvents submits events the server made; an event the engine rejects is the request's error.
 func (s *Server) submitEvents(r *http.Request, contestID string, evs ...rankd.Event) error {

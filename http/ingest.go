@@ -47,7 +47,7 @@ func (s *Server) postObjects(t rankd.EventType) handlerFunc {
 // one JSON object that is rejected answers with the error itself.
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventType) error {
 	contestID := r.PathValue("cid")
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody()))
+	body, err := readBody(w, r, s.maxBody())
 	if err != nil {
 		return err
 	}
@@ -61,11 +61,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 			return err
 		}
 	}
-	items, err := s.decode(contestID, lines)
-	if err != nil {
-		return err
-	}
-	resp, err := s.submit(r, contestID, items)
+	resp, err := s.ingestLines(r, contestID, lines)
 	if err != nil {
 		return err
 	}
@@ -74,6 +70,17 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		return &rankd.Error{Code: res.Code, Message: res.Message}
 	}
 	return writeJSON(w, http.StatusOK, resp)
+}
+
+// readBody reads a request body of at most limit bytes, in one allocation when its length is known.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		body := make([]byte, n)
+		_, err := io.ReadFull(rd, body)
+		return body, err
+	}
+	return io.ReadAll(rd)
 }
 
 // jsonLines turns a JSON body (an object or an array of objects) into feed lines: events as they are, or
@@ -116,9 +123,14 @@ type item struct {
 	err   error
 }
 
-// decode reads feed lines into log entries. The contest's definition is read first, unseen, so that
-// absolute times in the lines are read against the contest's start.
-func (s *Server) decode(contestID string, lines [][]byte) ([]item, error) {
+// decodeChunk is how many decoded events are queued for commit at a time: the commit of one part then
+// overlaps the decoding of the next.
+const decodeChunk = 1000
+
+// ingestLines decodes feed lines into log entries and submits them, in parts, and answers for each line.
+// The contest's definition is read first, unseen, so that absolute times in the lines are read against the
+// contest's start.
+func (s *Server) ingestLines(r *http.Request, contestID string, lines [][]byte) (ingestResponse, error) {
 	var prefix []byte
 	err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c := b.Contest()
@@ -132,7 +144,7 @@ func (s *Server) decode(contestID string, lines [][]byte) ([]item, error) {
 		return err
 	})
 	if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
-		return nil, err
+		return ingestResponse{}, err
 	}
 	skip := bytes.Count(prefix, []byte{'\n'})
 	var feed bytes.Buffer
@@ -143,61 +155,104 @@ func (s *Server) decode(contestID string, lines [][]byte) ([]item, error) {
 		feed.WriteByte('\n')
 	}
 	rd := ccs.NewReader(&feed)
-	var items []item
+	items := make([]item, 0, len(lines))
+	var parts []part
+	queued := 0 // items queued so far
+	queue := func() error {
+		p, err := s.Engine.Enqueue(r.Context(), contestID, entriesOf(items[queued:]))
+		if err != nil {
+			return err
+		}
+		parts = append(parts, part{items: items[queued:len(items):len(items)], pending: p})
+		queued = len(items)
+		return nil
+	}
 	for {
 		ev, err := rd.Next()
 		if err == io.EOF {
-			return items, nil
+			break
 		}
 		n := rd.Line() - skip
-		if n <= 0 {
+		switch {
+		case n <= 0:
 			continue
-		}
-		if err != nil {
+		case err != nil:
 			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", rankd.ErrorMessage(err))})
-			continue
+		default:
+			e, err := engine.Entry(ev)
+			items = append(items, item{n: n, entry: e, err: err})
 		}
-		e, err := engine.Entry(ev)
-		if err != nil {
-			items = append(items, item{n: n, err: err})
-			continue
+		if len(items)-queued == decodeChunk {
+			if err := queue(); err != nil {
+				return ingestResponse{}, err
+			}
 		}
-		items = append(items, item{n: n, entry: e})
 	}
+	if err := queue(); err != nil {
+		return ingestResponse{}, err
+	}
+	return s.answer(r, parts)
 }
 
-// submit sends the decodable items to the engine and gathers the results of all.
-func (s *Server) submit(r *http.Request, contestID string, items []item) (ingestResponse, error) {
-	var entries []rankd.LogEntry
+// part is a run of items queued for commit together.
+type part struct {
+	items   []item
+	pending *engine.Pending
+}
+
+func entriesOf(items []item) []rankd.LogEntry {
+	entries := make([]rankd.LogEntry, 0, len(items))
 	for _, it := range items {
 		if it.err == nil {
 			entries = append(entries, it.entry)
 		}
 	}
-	results, err := s.Engine.Submit(r.Context(), contestID, entries)
+	return entries
+}
+
+// submit submits items in one part and answers for each.
+func (s *Server) submit(r *http.Request, contestID string, items []item) (ingestResponse, error) {
+	p, err := s.Engine.Enqueue(r.Context(), contestID, entriesOf(items))
 	if err != nil {
 		return ingestResponse{}, err
 	}
-	resp := ingestResponse{Results: make([]itemResult, 0, len(items))}
-	k := 0
-	for _, it := range items {
-		res := itemResult{Item: it.n}
-		if it.err != nil {
-			res.Result = engine.Rejected(it.err)
-		} else {
-			res.Type, res.ID = it.entry.Event.Type.String(), it.entry.Event.ID
-			res.Result = results[k]
-			k++
+	return s.answer(r, []part{{items: items, pending: p}})
+}
+
+// answer waits for the commit of each part and gathers a result per item, in order.
+func (s *Server) answer(r *http.Request, parts []part) (ingestResponse, error) {
+	var resp ingestResponse
+	for _, p := range parts {
+		results, err := p.pending.Wait(r.Context())
+		if err != nil {
+			return ingestResponse{}, err
 		}
-		switch res.Status {
-		case engine.StatusAccepted:
-			resp.Accepted++
-		case engine.StatusDuplicate:
-			resp.Duplicates++
-		default:
-			resp.Rejected++
+		if resp.Results == nil {
+			resp.Results = make([]itemResult, 0, len(parts)*len(p.items))
 		}
-		resp.Results = append(resp.Results, res)
+		k := 0
+		for _, it := range p.items {
+			res := itemResult{Item: it.n}
+			if it.err != nil {
+				res.Result = engine.Rejected(it.err)
+			} else {
+				res.Type, res.ID = it.entry.Event.Type.String(), it.entry.Event.ID
+				res.Result = results[k]
+				k++
+			}
+			switch res.Status {
+			case engine.StatusAccepted:
+				resp.Accepted++
+			case engine.StatusDuplicate:
+				resp.Duplicates++
+			default:
+				resp.Rejected++
+			}
+			resp.Results = append(resp.Results, res)
+		}
+	}
+	if resp.Results == nil {
+		resp.Results = []itemResult{}
 	}
 	return resp, nil
 }
