@@ -126,7 +126,6 @@ func defaultJudgementTypeLines() [][]byte {
 	return lines
 }
 
-
 // submitEvents submits events the server made; an event the engine rejects is the request's error.
 func (s *Server) submitEvents(r *http.Request, contestID string, evs ...rankd.Event) error {
 	items := make([]item, len(evs))
