@@ -341,7 +341,7 @@ func (b *Board) applyTeam(ev *rankd.Event) error {
 func (b *Board) addTeam(id, name string) int32 {
 	t := int32(len(b.teams))
 	b.indexTeam(id, t)
-	b.teams = append(double(b.teams, 1), team{info: rankd.Team{ID: id, Name: name}})
+	b.teams = append(double(b.teams, 1), team{id: id, info: rankd.Team{ID: id, Name: name}})
 	b.labels = append(b.labels, 0)
 	b.flags = append(b.flags, 0)
 	b.placeName(t)
@@ -406,6 +406,9 @@ func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 		tm.leave, tm.leaveGroups = b.epoch, oldGroups
 	}
 	tm.info, tm.defined, tm.banned, tm.hiddenGroup = info, defined, banned, hiddenGroup
+	// A team that was on no list of solvers (deleted) missed the changes of CTF values: its totals are
+	// recomputed from its cells.
+	tm.accOK = [2]bool{}
 	b.flags[t] = 0
 	if defined {
 		b.flags[t] |= flagDefined

@@ -61,7 +61,8 @@ type Board struct {
 	subStr   map[string]uint32
 	subtasks map[uint64][]float64 // IOI subtask scores by submission id key
 
-	cells []cell // team-major: cells[team*len(problems)+problem]
+	cells     []cell  // team-major: cells[team*len(problems)+problem]
+	subChunks [][]sub // the submission arena (subs.go)
 
 	views  [2]view
 	ownSeq []uint64 // per team: changes of its own row that the public view did not see
@@ -74,6 +75,8 @@ type Board struct {
 	change   Change
 	teamRows []RowChange
 	epoch    uint64
+	// alwaysBulk reindexes every move in bulk (tests: the two ways must agree).
+	alwaysBulk bool
 }
 
 type jtype struct {
@@ -92,27 +95,31 @@ type group struct {
 }
 
 type team struct {
+	// Fields the hot path reads and writes come first, in as few cache lines as they fit in.
+	dirty [2]uint64 // epoch in which the row was marked changed, per view
+	known [2]uint64 // epoch in which oldRank was captured before the row left its place (moved)
+	moved [2]uint64 // epoch in which the row's place changed
+	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
+	ownDirty uint64
+	id       string // info.ID
+	rows     [2]rowAgg
+	// acc is the row's ICPC and CTF totals kept up to date cell by cell, when accOK; commit then need not
+	// read every cell of the row. Integer sums make it exact; OI and IOI score totals are always recomputed,
+	// in one order.
+	acc     [2]rowAgg
+	accOK   [2]bool
+	oldRank [2]int32
+	groups  []int
+	// leave is the epoch in which the team must come off the indexes (of leaveGroups) before commit puts it
+	// back where it now belongs: unranked, regrouped or renamed. Commit does it after reading old ranks.
+	leave       uint64
+	leaveGroups []int
+
 	info    rankd.Team
 	defined bool
 	banned  bool
 	// hiddenGroup: the team is in a hidden group, which takes it off the boards as CCS and DOMjudge do.
 	hiddenGroup bool
-	groups      []int
-	rows        [2]rowAgg
-	// acc is the row's ICPC totals kept up to date cell by cell, when accOK; commit then need not read every
-	// cell of the row. Integer sums make it exact; score totals are always recomputed, in one order.
-	acc     [2]rowAgg
-	accOK   [2]bool
-	dirty   [2]uint64 // epoch in which the row was marked changed, per view
-	known   [2]uint64 // epoch in which oldRank was captured before the row left its place (moved)
-	moved   [2]uint64 // epoch in which the row's place changed
-	oldRank [2]int32
-	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
-	ownDirty uint64
-	// leave is the epoch in which the team must come off the indexes (of leaveGroups) before commit puts it
-	// back where it now belongs: unranked, regrouped or renamed. Commit does it after reading old ranks.
-	leave       uint64
-	leaveGroups []int
 }
 
 // rowAgg is a row's totals in one view.
@@ -124,20 +131,14 @@ type rowAgg struct {
 	key     score.Key
 }
 
+// cell is a team's cell of one problem: its submissions (see subs.go) and its result in each view.
 type cell struct {
-	subs []sub // sorted by (time, id)
+	tail subRef // its last submission in (time, id) order
+	n    uint32 // its number of submissions
+	// last is the time of the last submission, when there is one: a new one is usually appended after it,
+	// which is then known without reading the submission (a cache miss, on the hot path).
+	last int64
 	res  [2]score.Result
-}
-
-// sub is a submission as its cell keeps it, with its counting judgement. Cells hold their submissions
-// contiguously, so recomputing a cell touches one run of memory.
-type sub struct {
-	time   int64  // contest time, ms
-	id     uint64 // idKey of the submission id
-	jStart int64  // start of the counting judgement, ms
-	jID    uint64 // idKey of the counting judgement, when jtype > 0
-	score  float64
-	jtype  uint8 // index into jtypes; 0 when unjudged
 }
 
 type view struct {
@@ -149,6 +150,14 @@ type view struct {
 	solvers  [][]int32          // CTF: by problem, ranked solvers in solve order
 	dirty    []int32            // teams whose row changed in the event being applied
 	rowBuf   []RowChange
+	// scratch of reindexBulk
+	newRank        []int32 // by team
+	moveBuf, idBuf []int32
+	keyBuf         []rankindex.Key
+	mergeIDs       []int32
+	mergeKeys      []rankindex.Key
+	groupIDs       [][]int32
+	groupKeys      [][]rankindex.Key
 }
 
 // ftsState tracks first to solve of one problem in one view, over ranked teams.
@@ -231,8 +240,8 @@ func (b *Board) Stats() Stats {
 	st := b.stats
 	st.Outside = 0
 	for ci := range b.cells {
-		for _, s := range b.cells[ci].subs {
-			if s.time < 0 || s.time >= b.dur {
+		for r := b.cells[ci].tail; r != 0; r = b.sub(r).prev {
+			if s := b.sub(r); s.time < 0 || s.time >= b.dur {
 				st.Outside++
 			}
 		}

@@ -91,8 +91,11 @@ func (b *Board) Checkpoint() ([]byte, error) {
 		strIDs[k] = id
 	}
 	np := len(b.problems)
+	var refs []subRef
 	for ci := range b.cells {
-		for _, r := range b.cells[ci].subs {
+		refs = b.subsOf(&b.cells[ci], refs[:0])
+		for _, ref := range refs {
+			r := b.sub(ref)
 			if str, ok := strIDs[r.id]; ok {
 				s.StrAt, s.StrIDs = append(s.StrAt, uint32(len(s.SubID))), append(s.StrIDs, str)
 			}

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"math"
 	"slices"
 
 	"rankd"
@@ -17,6 +18,9 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	}
 	if b.problems[p].deleted {
 		return // off every row; restoring the problem rebuilds everything
+	}
+	if b.contest.Rules == rankd.CTF && (old.Solved != cur.Solved || old.Time != cur.Time) {
+		tm.accOK[v] = false // its values and bonuses: recomputed from the cells
 	}
 	if tm.accOK[v] && b.contest.Rules == rankd.ICPC {
 		a := &tm.acc[v]
@@ -134,10 +138,11 @@ func (b *Board) solverCmp(v, p int) func(x, y int32) int {
 }
 
 // updateSolvers moves a ranked team in the solver list of CTF challenge p and marks every row whose value
-// changed: all solvers when the value is dynamic, the first-blood places that shifted otherwise.
+// changed: all solvers when the dynamic value changed, the first-blood places that shifted.
 func (b *Board) updateSolvers(v int, t int32, p int, old, cur *score.Result) {
 	list := b.views[v].solvers[p]
-	first := len(list) // first position whose occupant changed
+	n := len(list)
+	first := n // first position whose occupant changed
 	if old.Solved {
 		if at := slices.Index(list, t); at >= 0 {
 			list = slices.Delete(list, at, at+1)
@@ -150,27 +155,39 @@ func (b *Board) updateSolvers(v int, t int32, p int, old, cur *score.Result) {
 		first = min(first, at)
 	}
 	b.views[v].solvers[p] = list
-	b.markSolvers(v, p, first, old.Solved != cur.Solved)
-}
-
-// markSolvers marks the solvers of challenge p whose value may have changed: everyone when the solver count
-// moved a dynamic value, otherwise those from position first within the first-blood places.
-func (b *Board) markSolvers(v, p, first int, countChanged bool) {
-	list := b.views[v].solvers[p]
-	if countChanged && b.problems[p].info.Function != rankd.ValueStatic {
-		first = 0
-		// Unranked solvers hold the value too (their rows show it); there are few of them.
-		for _, t := range b.unranked {
-			if b.cellAt(t, p).res[v].Solved {
-				b.mark(v, t)
-			}
-		}
-	} else {
-		// Up to and including the place just past the bonuses: its occupant may have been pushed out.
-		list = list[:min(len(list), len(b.contest.FirstBlood)+1)]
+	if d := b.ctfValue(p, len(list)) - b.ctfValue(p, n); d != 0 {
+		b.shiftSolvers(v, p, d)
 	}
+	// Up to and including the place just past the bonuses: its occupant may have been pushed out.
+	list = list[:min(len(list), len(b.contest.FirstBlood)+1)]
 	for _, s := range list[min(first, len(list)):] {
 		b.mark(v, s)
+		b.teams[s].accOK[v] = false
+	}
+}
+
+// shiftSolvers marks every solver of challenge p, whose value changed by d, and moves their row totals by
+// d: a solve of a challenge that many teams solved costs no recomputation of their rows. The totals are sums
+// of integers, exact in a float64 below 2⁵³; a row past that is recomputed instead.
+func (b *Board) shiftSolvers(v, p int, d int64) {
+	shift := func(t int32) {
+		tm := &b.teams[t]
+		if a := &tm.acc[v]; tm.accOK[v] {
+			a.score += float64(d)
+			if math.Abs(a.score) >= 1<<52 || d >= 1<<52 || d <= -1<<52 {
+				tm.accOK[v] = false
+			}
+		}
+		b.mark(v, t)
+	}
+	// Unranked solvers hold the value too (their rows show it); there are few of them.
+	for _, t := range b.unranked {
+		if b.cellAt(t, p).res[v].Solved {
+			shift(t)
+		}
+	}
+	for _, t := range b.views[v].solvers[p] {
+		shift(t)
 	}
 }
 
@@ -178,7 +195,7 @@ func (b *Board) markSolvers(v, p, first int, countChanged bool) {
 // has submitted to, after t joined or left the ranked teams, marking the rows whose marks or values changed.
 func (b *Board) recountTeamProblems(t int32) {
 	for p := range b.problems {
-		if len(b.cellAt(t, p).subs) == 0 {
+		if b.cellAt(t, p).n == 0 {
 			continue
 		}
 		for v := range b.views {
@@ -210,10 +227,27 @@ func (b *Board) recountSolvers(v, p int) {
 		return
 	}
 	// Solvers that left lose their value or bonus; they are marked with the rest.
+	// Solvers that left lose their value or bonus. Rare (a team joins or leaves the ranked teams, the
+	// rules change): every row is recomputed from its cells the next time it changes.
+	for t := range b.teams {
+		b.teams[t].accOK[v] = false
+	}
 	for _, s := range old[min(first, len(old)):] {
 		b.mark(v, s)
 	}
-	b.markSolvers(v, p, first, len(list) != len(old))
+	if len(list) != len(old) && b.problems[p].info.Function != rankd.ValueStatic {
+		first = 0
+		for _, t := range b.unranked {
+			if b.cellAt(t, p).res[v].Solved {
+				b.mark(v, t)
+			}
+		}
+	} else {
+		list = list[:min(len(list), len(b.contest.FirstBlood)+1)]
+	}
+	for _, s := range list[min(first, len(list)):] {
+		b.mark(v, s)
+	}
 }
 
 // hasFirstToSolve reports whether the rules know solves: OI and IOI problems have scores instead.

@@ -83,7 +83,7 @@ func (b *Board) commit() {
 		for _, t := range vw.dirty {
 			tm := &b.teams[t]
 			var agg rowAgg
-			if tm.accOK[v] && b.contest.Rules == rankd.ICPC {
+			if tm.accOK[v] && (b.contest.Rules == rankd.ICPC || b.contest.Rules == rankd.CTF) {
 				agg = tm.acc[v]
 				agg.key = b.key(&agg)
 			} else {
@@ -97,7 +97,7 @@ func (b *Board) commit() {
 			}
 			tm.rows[v] = agg
 		}
-		newRank := 0
+		newRank, bulk := 0, false
 		if tm := &b.teams[max(mover, 0)]; moves == 1 && tm.known[v] != b.epoch && tm.leave != b.epoch && b.ranked(mover) && vw.all.Contains(mover) {
 			k := toIndexKey(tm.rows[v].key)
 			old, cur := vw.all.Move(mover, k)
@@ -105,6 +105,10 @@ func (b *Board) commit() {
 			for _, g := range tm.groups {
 				b.groupIndex(v, g).Set(mover, k)
 			}
+		} else if moves > 0 && (b.alwaysBulk || moves >= bulkMin && moves*bulkShare >= vw.all.Len()) {
+			mover = -1
+			bulk = true
+			b.reindexBulk(v)
 		} else if moves > 0 {
 			mover = -1
 			for _, t := range vw.dirty {
@@ -128,12 +132,15 @@ func (b *Board) commit() {
 		rows := vw.rowBuf[:0]
 		for _, t := range vw.dirty {
 			tm := &b.teams[t]
-			rc := RowChange{TeamID: tm.info.ID}
+			rc := RowChange{TeamID: tm.id}
 			if tm.moved[v] == b.epoch {
 				rc.Moved, rc.OldRank = true, int(tm.oldRank[v])
-				if t == mover {
+				switch {
+				case t == mover:
 					rc.NewRank = newRank
-				} else {
+				case bulk:
+					rc.NewRank = int(vw.newRank[t])
+				default:
 					rc.NewRank = b.rank(v, t)
 				}
 			}
@@ -150,7 +157,7 @@ func (b *Board) commit() {
 		tm := &b.teams[t]
 		if tm.ownDirty == b.epoch && tm.dirty[public] != b.epoch {
 			b.ownSeq[t]++
-			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.info.ID, Moved: true, NewRank: b.teamRank(t)})
+			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.id, Moved: true, NewRank: b.teamRank(t)})
 		}
 	}
 	for i := range b.teamRows {
@@ -158,6 +165,118 @@ func (b *Board) commit() {
 		seq := b.Seq(rankd.TeamView(id))
 		b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.TeamView(id), Seq: seq, BaseSeq: seq - 1, Rows: b.teamRows[i : i+1]})
 	}
+}
+
+// A view in which at least bulkMin rows and 1/bulkShare of its ranked rows moved in one event (a CTF value
+// changed for thousands of solvers) is reindexed as a whole, in O(n), rather than row by row in O(moves log
+// n) with a far larger constant.
+const (
+	bulkMin   = 64
+	bulkShare = 16
+)
+
+// reindexBulk puts every row of view v that moved in this event where it now belongs, in every index of the
+// view at once: one walk of the old order reads the old ranks and keeps the rows that did not move, the
+// moved rows are sorted and merged in, and the merged order is loaded into the view's index and its group
+// indexes. New ranks go to vw.newRank.
+func (b *Board) reindexBulk(v int) {
+	vw := &b.views[v]
+	if len(vw.newRank) < len(b.teams) {
+		vw.newRank = make([]int32, len(b.teams))
+	}
+	moved := vw.moveBuf[:0]
+	keepIDs, keepKeys := vw.idBuf[:0], vw.keyBuf[:0]
+	vw.all.Range(0, -1, func(t int32, k rankindex.Key, rank int) bool {
+		if tm := &b.teams[t]; tm.moved[v] == b.epoch {
+			if tm.known[v] != b.epoch {
+				tm.oldRank[v] = int32(rank)
+			}
+			if b.ranked(t) {
+				moved = append(moved, t)
+			}
+		} else {
+			keepIDs, keepKeys = append(keepIDs, t), append(keepKeys, k)
+		}
+		return true
+	})
+	for _, t := range vw.dirty {
+		tm := &b.teams[t]
+		if tm.moved[v] != b.epoch {
+			continue
+		}
+		vw.newRank[t] = 0
+		if !vw.all.Contains(t) { // joining the view, or staying off it
+			tm.oldRank[v] = 0
+			if b.ranked(t) {
+				moved = append(moved, t)
+			}
+		}
+	}
+	// Moved rows, taken in their old order, often keep it among themselves (CTF solvers whose value changed):
+	// sorting them then costs little more than one pass.
+	cmp := func(x, y int32) int { return b.rowCmp(v, x, toIndexKey(b.teams[x].rows[v].key), y) }
+	slices.SortFunc(moved, cmp)
+
+	ids, keys := vw.mergeIDs[:0], vw.mergeKeys[:0]
+	i, j := 0, 0
+	var prev rankindex.Key
+	rank := 0
+	for i < len(keepIDs) || j < len(moved) {
+		var t int32
+		var k rankindex.Key
+		if j == len(moved) || i < len(keepIDs) && b.rowCmp(v, keepIDs[i], keepKeys[i], moved[j]) < 0 {
+			t, k = keepIDs[i], keepKeys[i]
+			i++
+		} else {
+			t = moved[j]
+			k = toIndexKey(b.teams[t].rows[v].key)
+			j++
+		}
+		if len(ids) == 0 || k != prev {
+			prev, rank = k, len(ids)+1
+		}
+		if b.teams[t].moved[v] == b.epoch {
+			vw.newRank[t] = int32(rank)
+		}
+		ids, keys = append(ids, t), append(keys, k)
+	}
+	vw.all.Load(ids, keys)
+
+	// Group indexes: the merged order restricted to each group.
+	for g := range vw.groupIDs {
+		vw.groupIDs[g], vw.groupKeys[g] = vw.groupIDs[g][:0], vw.groupKeys[g][:0]
+	}
+	for len(vw.groupIDs) < len(vw.byGroup) {
+		vw.groupIDs, vw.groupKeys = append(vw.groupIDs, nil), append(vw.groupKeys, nil)
+	}
+	for n, t := range ids {
+		for _, g := range b.teams[t].groups {
+			if gi := vw.groupIDs[g]; len(gi) == 0 || gi[len(gi)-1] != t { // a group listed twice
+				vw.groupIDs[g], vw.groupKeys[g] = append(gi, t), append(vw.groupKeys[g], keys[n])
+			}
+		}
+	}
+	for g := range vw.byGroup {
+		if len(vw.groupIDs[g]) > 0 || vw.byGroup[g] != nil {
+			b.groupIndex(v, g).Load(vw.groupIDs[g], vw.groupKeys[g])
+		}
+	}
+	vw.moveBuf, vw.idBuf, vw.keyBuf, vw.mergeIDs, vw.mergeKeys = moved, keepIDs, keepKeys, ids, keys
+}
+
+// rowCmp orders row x, at key kx, against row y at its current key in view v, as the indexes do.
+func (b *Board) rowCmp(v int, x int32, kx rankindex.Key, y int32) int {
+	ky := toIndexKey(b.teams[y].rows[v].key)
+	switch {
+	case kx != ky && kx.Less(ky):
+		return -1
+	case kx != ky:
+		return 1
+	}
+	if c := b.tie(x, y); c != 0 {
+		return c
+	}
+	return int(x - y)
 }
 
 // reindex puts team t's row of view v where it now belongs in the indexes, or takes it off them.

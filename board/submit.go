@@ -59,16 +59,6 @@ func (b *Board) place(id string, key uint64, numeric bool, cell int) {
 	}
 }
 
-// find returns the position of the submission with the id key in cell c, or -1.
-func (c *cell) find(key uint64) int {
-	for i := range c.subs {
-		if c.subs[i].id == key {
-			return i
-		}
-	}
-	return -1
-}
-
 func (b *Board) applySubmission(ev *rankd.Event) error {
 	if err := b.needContest("submission"); err != nil {
 		return err
@@ -106,8 +96,7 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 	ci := int(t)*len(b.problems) + p
 	s := sub{id: key, time: at}
 	if exists {
-		c := &b.cells[old]
-		if i := c.find(key); old == ci && c.subs[i].time == at {
+		if old == ci && b.sub(b.find(&b.cells[old], key)).time == at {
 			return nil // a duplicate
 		}
 		// A replaced submission moves to its new place, keeping its judgement.
@@ -131,14 +120,12 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 // the cell's submissions again: one more pending submission, unless it follows a solve it cannot change.
 func (b *Board) appendPending(ci int, s sub) bool {
 	c := &b.cells[ci]
-	n := len(c.subs)
-	if n > 0 && s.time <= c.subs[n-1].time {
+	if c.n > 0 && s.time <= c.last {
 		return false
 	}
-	if n == cap(c.subs) {
-		c.subs = slices.Grow(c.subs, max(4, n))
-	}
-	c.subs = append(c.subs, s)
+	s.prev = c.tail
+	c.tail, c.last = b.newSub(s), s.time
+	c.n++
 	if s.time < 0 || s.time >= b.dur {
 		return true // outside the contest: counts nowhere
 	}
@@ -165,45 +152,6 @@ func (b *Board) appendPending(ci int, s sub) bool {
 		b.cellChanged(v, t, p, &old, &r)
 	}
 	return true
-}
-
-// subCmp orders submissions within a cell: by time, then by id key.
-func subCmp(x, y sub) int {
-	switch {
-	case x.time < y.time:
-		return -1
-	case x.time > y.time:
-		return 1
-	case x.id < y.id:
-		return -1
-	case x.id > y.id:
-		return 1
-	}
-	return 0
-}
-
-// insert puts s into cell ci in order; submissions mostly arrive in time order, so this is usually an append.
-func (b *Board) insert(ci int, s sub) {
-	c := &b.cells[ci]
-	n := len(c.subs)
-	if n == 0 && cap(c.subs) == 0 {
-		c.subs = make([]sub, 0, 4) // a tried cell gets a few tries: skip the copies of growing from one
-	}
-	if n == 0 || subCmp(c.subs[n-1], s) < 0 {
-		c.subs = append(c.subs, s)
-		return
-	}
-	at, _ := slices.BinarySearchFunc(c.subs, s, subCmp)
-	c.subs = slices.Insert(c.subs, at, s)
-}
-
-// take removes the submission with the id key from cell ci and returns it.
-func (b *Board) take(ci int, key uint64) sub {
-	c := &b.cells[ci]
-	i := c.find(key)
-	s := c.subs[i]
-	c.subs = slices.Delete(c.subs, i, i+1)
-	return s
 }
 
 func (b *Board) applyJudgement(ev *rankd.Event) error {
@@ -241,7 +189,8 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		}
 	}
 	c := &b.cells[ci]
-	s := &c.subs[c.find(skey)]
+	at := b.find(c, skey)
+	s := b.sub(at)
 	jid, _ := idKey(j.ID)
 	start := ms(j.StartTime)
 	if s.jtype != 0 {
@@ -255,6 +204,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 			return nil
 		}
 	}
+	was := b.jtypes[s.jtype].class
 	s.jID, s.jStart, s.jtype, s.score = jid, start, jt, j.Score
 	// Kept whatever the rules: a contest redefined as IOI needs them.
 	if len(j.SubtaskScores) > 0 {
@@ -265,30 +215,68 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	b.stats.Judgements++
 	// A verdict counts only within the contest, and the public view does not see it from hideFrom on: the
 	// views that cannot see it keep their cells as they are.
-	switch {
-	case s.time < 0 || s.time >= b.dur:
-	case s.time >= b.views[public].hideFrom:
-		b.recomputeCell(ci, jury)
-	default:
-		b.recompute(ci)
+	if s.time < 0 || s.time >= b.dur {
+		return nil
+	}
+	subs := []score.Sub(nil) // gathered once, if a view needs them
+	for v := range b.views {
+		if s.time >= b.views[v].hideFrom {
+			continue
+		}
+		if r, ok := b.judged(c, v, at, was); ok {
+			b.setResult(ci, v, r)
+			continue
+		}
+		if subs == nil {
+			subs = b.gather(c)
+		}
+		b.setCell(ci, v, subs)
 	}
 	return nil
 }
 
-// gather copies a cell's submissions into the scratch buffer, as the rules see them.
-func (b *Board) gather(c *cell) []score.Sub {
-	buf := b.subBuf[:0]
-	ioi := b.contest.Rules == rankd.IOI
-	for i := range c.subs {
-		s := &c.subs[i]
-		sub := score.Sub{Time: s.time, Verdict: b.jtypes[s.jtype].class, Score: s.score}
-		if ioi {
-			sub.Subtasks = b.subtasks[s.id]
-		}
-		buf = append(buf, sub)
+// judged returns the result of cell c in view v after the submission at at, which the view sees,
+// got a new verdict (it had was), when that follows from the cell's result without reading its other
+// submissions: the usual judgement of a cell's latest submission, and any judgement after a solve.
+func (b *Board) judged(c *cell, v int, at subRef, was score.Verdict) (score.Result, bool) {
+	if b.contest.Rules != rankd.ICPC && b.contest.Rules != rankd.CTF {
+		return score.Result{}, false
 	}
-	b.subBuf = buf
-	return buf
+	s, r := b.sub(at), c.res[v]
+	switch {
+	case r.Solved && s.time > r.Time:
+		return r, true // after the solve, whatever its verdict, it does not count
+	case r.Solved || was != score.Pending || at != c.tail:
+		return r, false
+	}
+	// The latest submission of an unsolved cell was pending: every other submission is before it, so the
+	// earliest pending one stays earliest, and every rejected one is a try before it.
+	r.Pending--
+	if r.Pending == 0 {
+		r.FirstPending = score.Never
+	}
+	switch b.jtypes[s.jtype].class {
+	case score.Rejected:
+		r.Judged++
+	case score.Accepted:
+		r.Solved, r.Time = true, s.time
+		if b.contest.Rules == rankd.ICPC {
+			r.Penalty = s.time/60000 + int64(r.Judged)*b.penalty
+		}
+		r.Judged++
+	}
+	return r, true
+}
+
+// setResult sets cell ci of view v to r and records what changed.
+func (b *Board) setResult(ci, v int, r score.Result) {
+	c := &b.cells[ci]
+	if r != c.res[v] {
+		np := len(b.problems)
+		old := c.res[v]
+		c.res[v] = r
+		b.cellChanged(v, int32(ci/np), ci%np, &old, &r)
+	}
 }
 
 // cellResult applies the contest's rules to a cell's submissions in one view.
@@ -315,11 +303,6 @@ func (b *Board) recompute(ci int) {
 	for v := range b.views {
 		b.setCell(ci, v, subs)
 	}
-}
-
-// recomputeCell recomputes cell ci in view v alone.
-func (b *Board) recomputeCell(ci, v int) {
-	b.setCell(ci, v, b.gather(&b.cells[ci]))
 }
 
 // setCell computes cell ci of view v from its gathered submissions and records what changed.

@@ -17,12 +17,11 @@ func (b *Board) Verdict(v rankd.View, submissionID string) (judgementTypeID stri
 		return "", 0, false
 	}
 	key, _ := idKey(submissionID)
-	c := &b.cells[ci]
-	i := c.find(key)
-	if i < 0 {
+	r := b.find(&b.cells[ci], key)
+	if r == 0 {
 		return "", 0, false
 	}
-	s := &c.subs[i]
+	s := b.sub(r)
 	if s.jtype == 0 {
 		return "", 0, true
 	}

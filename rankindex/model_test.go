@@ -138,6 +138,21 @@ func TestAgainstModel(t *testing.T) {
 					if wantNew := m.countLess(k) + 1; gotOld != wantOld || gotNew != wantNew {
 						t.Fatalf("op %d: Move(%d, %v) = %d, %d, want %d, %d", op, id, k, gotOld, gotNew, wantOld, wantNew)
 					}
+				case r < 62:
+					// Many items move at once, and the whole order is loaded.
+					for range rng.IntN(c.ids/4 + 1) {
+						id := int32(rng.IntN(c.ids))
+						if rng.IntN(4) == 0 {
+							m.remove(id)
+						} else {
+							m.set(id, randKey())
+						}
+					}
+					keys := make([]K, len(m.order))
+					for i, id := range m.order {
+						keys[i] = m.key[id]
+					}
+					x.Load(slices.Clone(m.order), keys)
 				default:
 					if got, want := x.Remove(id), m.remove(id); got != want {
 						t.Fatalf("op %d: Remove(%d) = %v, want %v", op, id, got, want)

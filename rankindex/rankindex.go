@@ -58,11 +58,12 @@ func (a Key) Less(b Key) bool { return below(a, b) == 1 }
 // then by id, so the order is total and deterministic. The zero value is not
 // usable; create one with New.
 type Index struct {
-	root *node
-	n    int
-	leaf []*node // leaf holding each id, nil if absent
-	tie  func(a, b int32) int
-	free [2]*node // free lists of leaves [0] and inner nodes [1], linked by next
+	root  *node
+	n     int
+	leaf  []*node // leaf holding each id, nil if absent
+	tie   func(a, b int32) int
+	free  [2]*node // free lists of leaves [0] and inner nodes [1], linked by next
+	level []*node  // scratch of Load
 }
 
 // node is a tree node, a leaf when in is nil. Pointer fields come first so

@@ -441,3 +441,71 @@ func TestSetDoesNotAllocate(t *testing.T) {
 		t.Fatalf("Set allocates %v times per call in steady state", a)
 	}
 }
+
+func TestLoad(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 47, 48, 49, 96, 97, 2305, 2400, 150000} {
+		items := make([]item, n)
+		for i := range items {
+			items[i] = item{int32(n - 1 - i), K{uint64(i / 3), 0}} // ids fall within equal keys: by id
+		}
+		slices.SortFunc(items, func(a, b item) int {
+			if a.key != b.key {
+				if a.key.Less(b.key) {
+					return -1
+				}
+				return 1
+			}
+			return int(a.id - b.id)
+		})
+		ids, keys := make([]int32, n), make([]K, n)
+		for i, it := range items {
+			ids[i], keys[i] = it.id, it.key
+		}
+		x := build(t, nil, item{int32(n + 5), K{9, 9}}) // Load replaces what was there
+		x.Load(ids, keys)
+		mustCheck(t, x)
+		if x.Len() != n || x.Contains(int32(n+5)) {
+			t.Fatalf("n=%d: Len %d, old item present %v", n, x.Len(), x.Contains(int32(n+5)))
+		}
+		for i, id := range ids {
+			if got := x.Position(id); got != i {
+				t.Fatalf("n=%d: Position(%d) = %d, want %d", n, id, got, i)
+			}
+		}
+		// The loaded tree takes updates like any other.
+		for i := range min(n, 500) {
+			x.Set(ids[i], K{uint64(i % 7), 1})
+			if i%3 == 0 {
+				x.Remove(ids[n-1-i])
+			}
+		}
+		mustCheck(t, x)
+	}
+}
+
+func TestLoadOutOfOrder(t *testing.T) {
+	for name, c := range map[string]struct {
+		ids  []int32
+		keys []K
+	}{
+		"keys":     {[]int32{1, 2}, []K{{2, 0}, {1, 0}}},
+		"tie":      {[]int32{2, 1}, []K{{1, 0}, {1, 0}}},
+		"twice":    {[]int32{1, 1}, []K{{1, 0}, {2, 0}}},
+		"lengths":  {[]int32{1, 2}, []K{{1, 0}}},
+		"negative": {[]int32{-1}, []K{{1, 0}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			x := build(t, nil, sample...)
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Load(%v, %v) did not panic", c.ids, c.keys)
+				}
+				if x.Len() != 0 {
+					t.Errorf("after a refused Load: Len %d, want 0", x.Len())
+				}
+				mustCheck(t, x)
+			}()
+			x.Load(c.ids, c.keys)
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package board
+
+import (
+	"slices"
+
+	"rankd"
+	"rankd/score"
+)
+
+// Submissions live in one arena, in the order they arrived, in chunks that never move: a new submission is
+// written after the last one, memory that is warm, where appending to its cell's own array would write
+// (and, when full, copy) memory last touched long ago. A cell links its submissions from its last one
+// back, in (time, id) order, so that appending writes only the new submission and the cell. A judgement,
+// usually of the latest submission of its cell, finds it first.
+
+// subRef is a submission's place in the arena, plus one: 0 is none.
+type subRef uint32
+
+const (
+	chunkBits = 16
+	chunkSize = 1 << chunkBits
+)
+
+// sub is a submission as its cell keeps it, with its counting judgement.
+type sub struct {
+	time   int64  // contest time, ms
+	id     uint64 // idKey of the submission id
+	jStart int64  // start of the counting judgement, ms
+	jID    uint64 // idKey of the counting judgement, when jtype > 0
+	score  float64
+	prev   subRef // the cell's submission before this one
+	jtype  uint8  // index into jtypes; 0 when unjudged
+}
+
+// sub returns the submission at r, which is not 0, until the next newSub.
+func (b *Board) sub(r subRef) *sub {
+	i := uint32(r - 1)
+	return &b.subChunks[i>>chunkBits][i&(chunkSize-1)]
+}
+
+// newSub stores s in the arena and returns its place; pointers from sub are invalid after it. The place
+// of a submission taken out of its cell is not reused: submissions are replaced or deleted rarely. The
+// first chunk grows as slices do, so that a small contest does not take a whole chunk; later ones are
+// made whole.
+func (b *Board) newSub(s sub) subRef {
+	n := len(b.subChunks)
+	if n == 0 || len(b.subChunks[n-1]) == chunkSize {
+		size := 0
+		if n > 0 {
+			size = chunkSize
+		}
+		b.subChunks = append(b.subChunks, make([]sub, 0, size))
+		n++
+	}
+	ch := &b.subChunks[n-1]
+	if len(*ch) == cap(*ch) {
+		*ch = slices.Grow(*ch, min(max(64, len(*ch)), chunkSize-len(*ch)))
+	}
+	*ch = append(*ch, s)
+	return subRef((n-1)<<chunkBits + len(*ch))
+}
+
+// find returns the submission with the id key in cell c, or 0. It searches from the last one: a judgement is
+// usually of the latest submission.
+func (b *Board) find(c *cell, key uint64) subRef {
+	for r := c.tail; r != 0; r = b.sub(r).prev {
+		if b.sub(r).id == key {
+			return r
+		}
+	}
+	return 0
+}
+
+// subsOf appends the submissions of cell c to buf in (time, id) order.
+func (b *Board) subsOf(c *cell, buf []subRef) []subRef {
+	from := len(buf)
+	for r := c.tail; r != 0; r = b.sub(r).prev {
+		buf = append(buf, r)
+	}
+	s := buf[from:]
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+	return buf
+}
+
+// insert puts s into cell ci in order; submissions mostly arrive in time order, so this is usually an append.
+func (b *Board) insert(ci int, s sub) {
+	c := &b.cells[ci]
+	// After the walk, s goes between prev and next (0: the cell's end).
+	var next subRef
+	prev := c.tail
+	for prev != 0 && subCmp(b.sub(prev), &s) > 0 {
+		next, prev = prev, b.sub(prev).prev
+	}
+	s.prev = prev
+	r := b.newSub(s)
+	if next == 0 {
+		c.tail, c.last = r, s.time
+	} else {
+		b.sub(next).prev = r
+	}
+	c.n++
+}
+
+// take removes the submission with the id key from cell ci and returns it.
+func (b *Board) take(ci int, key uint64) sub {
+	c := &b.cells[ci]
+	var next subRef
+	r := c.tail
+	for b.sub(r).id != key {
+		next, r = r, b.sub(r).prev
+	}
+	s := *b.sub(r)
+	if next == 0 {
+		c.tail = s.prev
+		if s.prev != 0 {
+			c.last = b.sub(s.prev).time
+		}
+	} else {
+		b.sub(next).prev = s.prev
+	}
+	c.n--
+	s.prev = 0
+	return s
+}
+
+// subCmp orders submissions within a cell: by time, then by id key.
+func subCmp(x, y *sub) int {
+	switch {
+	case x.time < y.time:
+		return -1
+	case x.time > y.time:
+		return 1
+	case x.id < y.id:
+		return -1
+	case x.id > y.id:
+		return 1
+	}
+	return 0
+}
+
+// gather copies a cell's submissions into the scratch buffer, in order, as the rules see them.
+func (b *Board) gather(c *cell) []score.Sub {
+	buf := b.subBuf[:0]
+	ioi := b.contest.Rules == rankd.IOI
+	for r := c.tail; r != 0; {
+		s := b.sub(r)
+		sub := score.Sub{Time: s.time, Verdict: b.jtypes[s.jtype].class, Score: s.score}
+		if ioi {
+			sub.Subtasks = b.subtasks[s.id]
+		}
+		buf = append(buf, sub)
+		r = s.prev
+	}
+	for i, j := 0, len(buf)-1; i < j; i, j = i+1, j-1 {
+		buf[i], buf[j] = buf[j], buf[i]
+	}
+	b.subBuf = buf
+	return buf
+}
