@@ -64,6 +64,9 @@ type hub struct {
 	s        *Server
 	mu       sync.Mutex
 	channels map[channelKey]*channel
+	// kick wakes the frame maker when rows change, so that a change after a quiet spell goes out at once
+	// rather than at the next tick.
+	kick chan struct{}
 }
 
 type channelKey struct {
@@ -99,6 +102,10 @@ func (h *hub) notify(contestID string, diffs []board.Diff) {
 			}
 		}
 	}
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
 }
 
 // follows reports whether a channel of view cv sees the changes of diff view dv: its own, and a team view
@@ -107,16 +114,20 @@ func follows(cv, dv rankd.View) bool {
 	return cv == dv || (cv.Kind == rankd.ViewTeam && dv.Kind == rankd.ViewPublic)
 }
 
-// run makes frames every tick until ctx is done.
+// run makes frames when rows changed, at most one per channel per tick, until ctx is done.
 func (h *hub) run(ctx context.Context, tick time.Duration) {
-	t := time.NewTicker(tick)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			h.flush()
+		case <-h.kick:
+		}
+		h.flush()
+		// What changes during the tick waits for its end, so a busy board gives one frame per tick.
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(tick):
 		}
 	}
 }

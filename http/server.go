@@ -69,7 +69,7 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 		mux: http.NewServeMux(),
 	}
 	reg.MustRegister(s.latency)
-	s.push = &hub{s: s, channels: map[channelKey]*channel{}}
+	s.push = &hub{s: s, channels: map[channelKey]*channel{}, kick: make(chan struct{}, 1)}
 	e.Notify = s.push.notify
 	s.routes()
 	return s

@@ -81,7 +81,17 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		case <-f.dropped:
 			return nil
 		case m := <-f.events:
-			if !write(m.data) {
+			// A client that fell behind gets what is queued in one write.
+			buf := m.data
+			for more := true; more; {
+				select {
+				case m := <-f.events:
+					buf = append(buf[:len(buf):len(buf)], m.data...)
+				default:
+					more = false
+				}
+			}
+			if !write(buf) {
 				return nil
 			}
 		case <-heartbeat.C:

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -66,20 +67,47 @@ func (p *posted) add(seq uint64, at time.Time) {
 	p.at = slices.Insert(p.at, i, at)
 }
 
-// oldest returns when the first judgement with a sequence number in (after, upto] was posted.
-func (p *posted) oldest(after, upto uint64) (time.Time, bool) {
+// each calls fn with when each judgement with a sequence number in (after, upto] was posted.
+func (p *posted) each(after, upto uint64, fn func(time.Time)) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	i, _ := slices.BinarySearch(p.seqs, after+1)
-	if i == len(p.seqs) || p.seqs[i] > upto {
-		return time.Time{}, false
+	for ; i < len(p.seqs) && p.seqs[i] <= upto; i++ {
+		fn(p.at[i])
 	}
-	return p.at[i], true
+}
+
+// histogram counts latencies by millisecond, up to its length; the last bucket takes the rest. One per
+// client, merged at the end: thousands of clients times a thousand judgements a second are too many samples
+// to keep one by one.
+type histogram []uint32
+
+const histogramMs = 5000
+
+func (h histogram) add(d time.Duration) { h[min(int(d/time.Millisecond), len(h)-1)]++ }
+
+// quantile returns the latency below which a fraction q of the samples are, in ms.
+func (h histogram) quantile(q float64) float64 {
+	var total uint64
+	for _, n := range h {
+		total += uint64(n)
+	}
+	if total == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(q * float64(total)))
+	var seen uint64
+	for ms, n := range h {
+		if seen += uint64(n); seen >= max(want, 1) {
+			return float64(ms + 1)
+		}
+	}
+	return float64(len(h))
 }
 
 // loadStream opens SSE clients of the jury view, posts judgements at a fixed rate, and measures how long
-// each judgement takes to be visible to the clients (from the start of its POST to the frame that
-// carries it), the frames, gaps, and the server's memory and CPU.
+// each judgement takes to be visible to each client (from the start of its POST to the arrival of the
+// frame that carries it, to the millisecond), the frames, gaps, and the server's memory and CPU.
 func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 	res := streamResult{Mode: "stream", Clients: sl.clients}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
@@ -95,7 +123,7 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 
 	var frames, gaps, dropped atomic.Int64
 	var latMu sync.Mutex
-	var lat []time.Duration
+	lat := make(histogram, histogramMs+1)
 	var post posted
 	connected := make(chan bool, sl.clients)
 	cctx, stop := context.WithCancel(ctx)
@@ -120,10 +148,12 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 				return
 			}
 			defer resp.Body.Close()
-			var mine []time.Duration
+			mine := make(histogram, histogramMs+1)
 			defer func() {
 				latMu.Lock()
-				lat = append(lat, mine...)
+				for i, n := range mine {
+					lat[i] += n
+				}
 				latMu.Unlock()
 			}()
 			first := true
@@ -135,9 +165,8 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 				}
 				frames.Add(1)
 			}, func(prev, seq uint64) {
-				if at, ok := post.oldest(prev, seq); ok {
-					mine = append(mine, time.Since(at))
-				}
+				now := time.Now()
+				post.each(prev, seq, func(at time.Time) { mine.add(now.Sub(at)) })
 			}, &gaps)
 			if first {
 				connected <- false
@@ -172,18 +201,11 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 	stop()
 	wg.Wait()
 
-	slices.Sort(lat)
-	q := func(f float64) float64 {
-		if len(lat) == 0 {
-			return 0
-		}
-		return float64(lat[min(len(lat)-1, int(f*float64(len(lat))))].Microseconds()) / 1000
-	}
 	res.Seconds = elapsed.Seconds()
 	res.JudgementsPerSec = float64(res.JudgementsPosted) / res.Seconds
 	res.Frames, res.Gaps, res.Dropped = frames.Load(), gaps.Load(), dropped.Load()
 	res.FramesPerSec = float64(res.Frames) / (res.Seconds + 1)
-	res.P50ms, res.P95ms, res.P99ms, res.MaxMs = q(0.50), q(0.95), q(0.99), q(1)
+	res.P50ms, res.P95ms, res.P99ms, res.MaxMs = lat.quantile(0.50), lat.quantile(0.95), lat.quantile(0.99), lat.quantile(1)
 	res.RSSBeforeMB, res.RSSConnectedMB, res.RSSEndMB = rssBefore/1e6, rssConnected/1e6, rssEnd/1e6
 	if res.Connected > 0 {
 		res.KBPerClient = (rssConnected - rssBefore) / float64(res.Connected) / 1e3
