@@ -188,21 +188,19 @@ func (e *Engine) replay(ctx context.Context, c *contest) error {
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	r := ccs.NewReader(pr)
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			return nil
+	// Parsing runs on one core while the board applies on another.
+	_, err := ccs.Pipeline(pr, func(ev *rankd.Event, _ int, err error) error {
+		c.pos++
+		if err == nil {
+			_, err = c.board.Apply(ev)
 		}
 		if err != nil {
-			// Every line of the log was accepted once: one the board now refuses means the log is damaged.
-			return rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d: %w", c.id, c.pos+1, err)
-		}
-		c.pos++
-		if _, err := c.board.Apply(&ev); err != nil {
+			// Every line of the log was accepted once: one refused now means the log is damaged.
 			return rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d: %w", c.id, c.pos, err)
 		}
-	}
+		return nil
+	})
+	return err
 }
 
 // start runs the committer of c.

@@ -32,8 +32,13 @@ type benchResult struct {
 	ApplySeconds float64 `json:"apply_seconds"`
 	// ApplyEventsPerSec is judgements per second of the whole apply phase (submissions included in the time).
 	ApplyEventsPerSec float64 `json:"apply_events_per_sec"`
-	// ParseApplyEventsPerSec is every event per second of parsing and applying together.
+	// ParseApplyEventsPerSec is every event per second of parsing and applying together, one after the
+	// other on one goroutine.
 	ParseApplyEventsPerSec float64 `json:"parse_apply_events_per_sec"`
+	// PipelinedSeconds is parsing and applying the feed into a fresh board with ccs.Pipeline: parsing on
+	// one core while applying on another, as the server replays its log and rankd standings reads a feed.
+	PipelinedSeconds      float64 `json:"pipelined_seconds"`
+	PipelinedEventsPerSec float64 `json:"pipelined_events_per_sec"`
 	// NsPerEvent and AllocsPerEvent are per judgement applied, over the whole apply phase.
 	NsPerEvent         float64 `json:"ns_per_event"`
 	AllocsPerEvent     float64 `json:"allocs_per_event"`
@@ -118,13 +123,30 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	}
 	runtime.KeepAlive(events)
 	runtime.KeepAlive(b)
+	events, b = nil, nil
+	runtime.GC()
+
+	// Parse and apply, pipelined.
+	t2 := time.Now()
+	pb := board.New()
+	if _, err := ccs.Pipeline(bytes.NewReader(data), func(ev *rankd.Event, _ int, err error) error {
+		if err == nil {
+			_, _ = pb.Apply(ev) // refusals are counted above
+		}
+		return ctx.Err()
+	}); err != nil {
+		return err
+	}
+	res.PipelinedSeconds = time.Since(t2).Seconds()
+	res.PipelinedEventsPerSec = float64(res.TotalEvents) / res.PipelinedSeconds
 
 	fmt.Fprintf(m.Stdout, "feed %s: %d lines, %d events applied (%d judgements, %d submissions), %d skipped\n",
 		res.Feed, res.Lines, res.TotalEvents, res.Events, res.Submissions, res.Skipped)
 	fmt.Fprintf(m.Stdout, "parse  %8.3f s  %12.0f lines/s\n", res.ParseSeconds, float64(res.Lines)/res.ParseSeconds)
 	fmt.Fprintf(m.Stdout, "apply  %8.3f s  %12.0f judgements/s  %6.1f ns/judgement  %.3f allocs/judgement\n",
 		res.ApplySeconds, res.ApplyEventsPerSec, res.NsPerEvent, res.AllocsPerEvent)
-	fmt.Fprintf(m.Stdout, "parse+apply %12.0f events/s; retained %.1f bytes/submission\n", res.ParseApplyEventsPerSec, res.BytesPerSubmission)
+	fmt.Fprintf(m.Stdout, "parse+apply %12.0f events/s; pipelined %12.0f events/s; retained %.1f bytes/submission\n",
+		res.ParseApplyEventsPerSec, res.PipelinedEventsPerSec, res.BytesPerSubmission)
 	if *asJSON {
 		return json.NewEncoder(m.Stdout).Encode(res)
 	}

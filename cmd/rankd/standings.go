@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -162,7 +161,6 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 		r = f
 	}
 	b := board.New()
-	rd := ccs.NewReader(r)
 	var skipped int
 	report := func(err error) {
 		skipped++
@@ -170,30 +168,34 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 			fmt.Fprintf(m.Stderr, "rankd: skipped: %s\n", rankd.ErrorMessage(err))
 		}
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		ev, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	n := 0
+	_, err := ccs.Pipeline(r, func(ev *rankd.Event, line int, err error) error {
+		if n++; n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 		if err != nil {
 			if !badLine(err) {
-				return nil, err // a read error, not a bad line
+				return err // a read error, not a bad line
 			}
 			report(err)
-			continue
+			return nil
 		}
 		if at.set {
-			var known bool
-			if ev, known = board.AsOf(ev, at.contestTime(b), start(b)); !known {
-				continue
+			e, known := board.AsOf(*ev, at.contestTime(b), start(b))
+			if !known {
+				return nil
 			}
+			ev = &e
 		}
-		if _, err := b.Apply(&ev); err != nil {
-			report(rankd.Errorf(rankd.ErrorCode(err), "line %d: %s", rd.Line(), rankd.ErrorMessage(err)))
+		if _, err := b.Apply(ev); err != nil {
+			report(rankd.Errorf(rankd.ErrorCode(err), "line %d: %s", line, rankd.ErrorMessage(err)))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if skipped > 10 {
 		fmt.Fprintf(m.Stderr, "rankd: ... %d events skipped in all\n", skipped)

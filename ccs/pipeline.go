@@ -1,0 +1,86 @@
+package ccs
+
+import (
+	"io"
+
+	"rankd"
+)
+
+// Pipeline reads a feed on a goroutine of its own and calls fn, on the caller's goroutine, with each event
+// in order, so that parsing one batch of lines overlaps applying the previous one on another core. fn
+// gets what Reader.Next returns, with the line; an event's objects are valid until fn returns. Pipeline
+// stops at fn's first error and returns it, and returns nil at the end of the feed. Skipped returns
+// what the reader skipped, once Pipeline has returned.
+func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) (skipped map[string]int, err error) {
+	const size = 4096
+	free := make(chan *batch, 3)
+	full := make(chan *batch, 3)
+	for range 3 {
+		free <- &batch{
+			items: make([]pipeItem, 0, size),
+			subs:  make([]rankd.Submission, 0, size),
+			judgs: make([]rankd.Judgement, 0, size),
+		}
+	}
+	stop := make(chan struct{})
+	rd := NewReader(r)
+	go func() {
+		defer close(full)
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			b.items, b.subs, b.judgs = b.items[:0], b.subs[:0], b.judgs[:0]
+			for len(b.items) < size {
+				ev, err := rd.Next()
+				if err == io.EOF {
+					full <- b
+					return
+				}
+				// The reader reuses its submission and judgement: the batch keeps copies, in arrays
+				// sized so that they never move.
+				if ev.Submission != nil {
+					b.subs = append(b.subs, *ev.Submission)
+					ev.Submission = &b.subs[len(b.subs)-1]
+				}
+				if ev.Judgement != nil {
+					b.judgs = append(b.judgs, *ev.Judgement)
+					ev.Judgement = &b.judgs[len(b.judgs)-1]
+				}
+				b.items = append(b.items, pipeItem{ev: ev, line: rd.Line(), err: err})
+			}
+			full <- b
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range full { // let the reader finish
+		}
+		skipped = rd.Skipped()
+	}()
+	for b := range full {
+		for i := range b.items {
+			it := &b.items[i]
+			if err := fn(&it.ev, it.line, it.err); err != nil {
+				return nil, err
+			}
+		}
+		free <- b
+	}
+	return nil, nil
+}
+
+type pipeItem struct {
+	ev   rankd.Event
+	line int
+	err  error
+}
+
+type batch struct {
+	items []pipeItem
+	subs  []rankd.Submission
+	judgs []rankd.Judgement
+}

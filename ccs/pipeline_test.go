@@ -1,0 +1,84 @@
+package ccs_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"testing"
+
+	"rankd"
+	"rankd/ccs"
+)
+
+// describe is an event as text, its objects included, for comparing two readings.
+func describe(ev *rankd.Event, line int, err error) string {
+	s := fmt.Sprintf("%d %v", line, err)
+	if err == nil {
+		v := reflect.ValueOf(*ev)
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if f.Kind() == reflect.Pointer && !f.IsNil() {
+				s += fmt.Sprintf(" %+v", f.Elem().Interface())
+			} else if f.Kind() != reflect.Pointer {
+				s += fmt.Sprintf(" %v", f.Interface())
+			}
+		}
+	}
+	return s
+}
+
+// The pipeline hands out exactly what the reader does, line numbers, errors and skips included.
+func TestPipelineEqualsReader(t *testing.T) {
+	for _, name := range feeds {
+		t.Run(name, func(t *testing.T) {
+			data := MustReadFeed(t, name)
+			// A few broken lines too.
+			data = append(append([]byte("not json\n"), data...), "{\"type\":\"teams\"}\n"...)
+			var want []string
+			rd := ccs.NewReader(bytes.NewReader(data))
+			for {
+				ev, err := rd.Next()
+				if err == io.EOF {
+					break
+				}
+				want = append(want, describe(&ev, rd.Line(), err))
+			}
+			var got []string
+			skipped, err := ccs.Pipeline(bytes.NewReader(data), func(ev *rankd.Event, line int, err error) error {
+				got = append(got, describe(ev, line, err))
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("got %d events, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("event %d: got %s, want %s", i, got[i], want[i])
+				}
+			}
+			if !reflect.DeepEqual(skipped, rd.Skipped()) {
+				t.Errorf("skipped: got %v, want %v", skipped, rd.Skipped())
+			}
+		})
+	}
+}
+
+func TestPipelineStopsAtError(t *testing.T) {
+	data := MustReadFeed(t, "wf47")
+	stop := errors.New("stop")
+	n := 0
+	_, err := ccs.Pipeline(bytes.NewReader(data), func(*rankd.Event, int, error) error {
+		if n++; n == 5000 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 5000 {
+		t.Errorf("got %v after %d events, want the error of the 5000th", err, n)
+	}
+}
