@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"sync"
@@ -14,7 +15,7 @@ import (
 
 // The push: every change of a board reaches the clients that follow its view as frames. Per contest and
 // view (a channel), the rows that changed during a tick become one diff frame: each such row with its
-// content and its place (position and sort key), numbered with the view's sequence number (seq) and the
+// content (only the cells that changed, for a row the client has) and its place (position and sort key), numbered with the view's sequence number (seq) and the
 // number of the frame before it (base_seq). A client holding the view at any sequence number from base_seq
 // on applies it: it takes the listed rows out, puts them back at their positions in increasing order, and
 // works out every rank from the keys (rows with equal keys share a rank). A row that left the view is in
@@ -77,7 +78,10 @@ type channelKey struct {
 type channel struct {
 	key    channelKey
 	dirty  map[string]struct{} // teams whose row changed since the last frame
-	seq    uint64              // the view's sequence number the last frame (or the start) brought clients to
+	// sent holds, per team, a digest of each cell as the frames so far left it, so that a frame carries
+	// only the cells that changed: a judgement changes one cell, not a whole row.
+	sent map[string][]uint64
+	seq  uint64 // the view's sequence number the last frame (or the start) brought clients to
 	window []message           // recent frames, oldest first, each one's base the seq of the one before
 	subs   map[*follower]struct{}
 }
@@ -170,21 +174,32 @@ func (h *hub) frame(b *board.Board, k channelKey) {
 	}
 	slices.Sort(teams)
 	clear(ch.dirty)
+	sent := make(map[string][]uint64, len(teams))
 	for _, t := range teams {
 		pos, key, ok := b.Place(k.view, t)
-		if !ok {
+		var row rankd.Row
+		var err error
+		if ok {
+			row, err = b.Row(k.view, t)
+		}
+		if !ok || err != nil {
 			f.Removed = append(f.Removed, t)
+			sent[t] = nil
 			continue
 		}
-		row, err := b.Row(k.view, t)
-		if err != nil {
-			f.Removed = append(f.Removed, t)
-			continue
-		}
-		f.Rows = append(f.Rows, pushRow{rowJSON: renderRow(b, row), Pos: pos, Key: key})
+		rj := renderRow(b, row)
+		rj.Cells, sent[t] = changedCells(rj.Cells, ch.sent[t])
+		f.Rows = append(f.Rows, pushRow{rowJSON: rj, Pos: pos, Key: key})
 	}
 	if seq == ch.seq {
 		return // rows marked, but nothing this view shows moved
+	}
+	for t, digests := range sent {
+		if digests == nil {
+			delete(ch.sent, t) // gone: it comes back whole
+		} else {
+			ch.sent[t] = digests
+		}
 	}
 	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f)}
 	ch.seq = seq
@@ -195,6 +210,28 @@ func (h *hub) frame(b *board.Board, k channelKey) {
 	for f := range ch.subs {
 		h.send(ch, f, m)
 	}
+}
+
+// cellSeed keys the cell digests; they never leave the process.
+var cellSeed = maphash.MakeSeed()
+
+// changedCells returns the cells whose digest differs from before (all of them when before does not
+// match), and the digests of all.
+func changedCells(cells []cellJSON, before []uint64) ([]cellJSON, []uint64) {
+	digests := make([]uint64, len(cells))
+	for i, c := range cells {
+		digests[i] = maphash.Comparable(cellSeed, c)
+	}
+	if len(before) != len(cells) {
+		return cells, digests
+	}
+	changed := cells[:0:0]
+	for i, c := range cells {
+		if digests[i] != before[i] {
+			changed = append(changed, c)
+		}
+	}
+	return changed, digests
 }
 
 // send queues m for a follower, dropping the follower when its queue is full: a slow client never holds
@@ -218,7 +255,8 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		k := channelKey{contestID, v}
 		ch := h.channels[k]
 		if ch == nil {
-			ch = &channel{key: k, dirty: map[string]struct{}{}, seq: b.Seq(v), subs: map[*follower]struct{}{}}
+			ch = &channel{key: k, dirty: map[string]struct{}{}, sent: map[string][]uint64{}, seq: b.Seq(v),
+				subs: map[*follower]struct{}{}}
 			h.channels[k] = ch
 		}
 		ch.subs[f] = struct{}{}

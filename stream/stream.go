@@ -78,8 +78,8 @@ func (b *Board) ApplySnapshot(data []byte) error {
 	return nil
 }
 
-// ApplyDiff applies a diff event's data: the listed rows go to their positions, removed rows go, every
-// rank follows from the keys. A diff the board is already past changes nothing; one that starts after
+// ApplyDiff applies a diff event's data: the listed rows go to their positions (with the cells they carry
+// in place of their old ones), removed rows go, every rank follows from the keys. A diff the board is already past changes nothing; one that starts after
 // the board's sequence number is ErrGap.
 func (b *Board) ApplyDiff(data []byte) error {
 	var d diff
@@ -99,6 +99,19 @@ func (b *Board) ApplyDiff(data []byte) error {
 	for _, id := range d.Removed {
 		out[id] = true
 	}
+	// A diff carries only the cells that changed of a row the client has: the others stay.
+	old := make(map[string][]Cell, len(d.Rows))
+	for _, r := range b.Rows {
+		if out[r.TeamID] {
+			old[r.TeamID] = r.Cells
+		}
+	}
+	for i := range d.Rows {
+		r := &d.Rows[i]
+		if prev, ok := old[r.TeamID]; ok {
+			r.Cells = mergeCells(prev, r.Cells)
+		}
+	}
 	b.Rows = slices.DeleteFunc(b.Rows, func(r Row) bool { return out[r.TeamID] })
 	slices.SortFunc(d.Rows, func(x, y Row) int { return x.Pos - y.Pos })
 	for _, r := range d.Rows {
@@ -107,6 +120,20 @@ func (b *Board) ApplyDiff(data []byte) error {
 	b.Seq = d.Seq
 	b.rank()
 	return nil
+}
+
+// mergeCells returns prev with the cells of changed in place of those of the same problem.
+func mergeCells(prev, changed []Cell) []Cell {
+	cells := slices.Clone(prev)
+	for _, c := range changed {
+		i := slices.IndexFunc(cells, func(x Cell) bool { return x.ProblemID == c.ProblemID })
+		if i < 0 {
+			cells = append(cells, c)
+		} else {
+			cells[i] = c
+		}
+	}
+	return cells
 }
 
 // rank sets positions and ranks from the order and the keys.

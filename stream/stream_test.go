@@ -63,3 +63,14 @@ func TestApplyBadJSON(t *testing.T) {
 		t.Error("a broken diff was applied")
 	}
 }
+
+func TestApplyDiffMergesCells(t *testing.T) {
+	b := MustSnapshot(t, `{"seq":1,"rows":[{"team_id":"a","key":"1","cells":[{"problem_id":"A"},{"problem_id":"B","judged":1}]}]}`)
+	if err := b.ApplyDiff([]byte(`{"seq":2,"base_seq":1,"rows":[{"team_id":"a","pos":0,"key":"0","solved":1,"cells":[{"problem_id":"A","solved":true,"judged":1}]}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	got := b.Rows[0]
+	if got.Solved != 1 || len(got.Cells) != 2 || !got.Cells[0].Solved || got.Cells[1].Judged != 1 {
+		t.Errorf("got %+v, want A solved and B kept", got)
+	}
+}
