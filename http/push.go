@@ -76,13 +76,13 @@ type channelKey struct {
 }
 
 type channel struct {
-	key    channelKey
-	dirty  map[string]struct{} // teams whose row changed since the last frame
+	key   channelKey
+	dirty map[string]struct{} // teams whose row changed since the last frame
 	// sent holds, per team, a digest of each cell as the frames so far left it, so that a frame carries
 	// only the cells that changed: a judgement changes one cell, not a whole row.
-	sent map[string][]uint64
-	seq  uint64 // the view's sequence number the last frame (or the start) brought clients to
-	window []message           // recent frames, oldest first, each one's base the seq of the one before
+	sent   map[string][]uint64
+	seq    uint64    // the view's sequence number the last frame (or the start) brought clients to
+	window []message // recent frames, oldest first, each one's base the seq of the one before
 	subs   map[*follower]struct{}
 }
 
