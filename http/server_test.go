@@ -54,6 +54,7 @@ func MustOpen(tb testing.TB) *env {
 	s := rankdhttp.NewServer(e.engine, db, auth, reg, reg)
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
+	s.Heartbeat = 50 * time.Millisecond
 	s.StartPush(5 * time.Millisecond)
 	ts := httptest.NewServer(s)
 	e.URL = ts.URL

@@ -1,8 +1,10 @@
 package http_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -238,4 +240,157 @@ func MustStandings(tb testing.TB, b *board.Board, v rankd.View) rankd.Standings 
 		tb.Fatal(err)
 	}
 	return st
+}
+
+// sseEvent is one server-sent event as read off the wire.
+type sseEvent struct{ name, id, data string }
+
+// MustStream opens a stream and returns a function that reads its next event (comments included, as
+// name ":"), failing after a timeout.
+func (e *env) MustStream(tb testing.TB, query string, header map[string]string) (next func() sseEvent, resp *http.Response) {
+	tb.Helper()
+	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/c1/scoreboard/stream"+query, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("stream: status %d", resp.StatusCode)
+	}
+	events := make(chan sseEvent, 64)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 16<<20)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if ev != (sseEvent{}) {
+					events <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, ":"):
+				events <- sseEvent{name: ":"}
+			case strings.HasPrefix(line, "event: "):
+				ev.name = line[7:]
+			case strings.HasPrefix(line, "id: "):
+				ev.id = line[4:]
+			case strings.HasPrefix(line, "data: "):
+				ev.data = line[6:]
+			case strings.HasPrefix(line, "retry: "):
+				ev.name = "retry"
+			}
+		}
+	}()
+	return func() sseEvent {
+		tb.Helper()
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				tb.Fatal("the stream ended")
+			}
+			return ev
+		case <-time.After(5 * time.Second):
+			tb.Fatal("no event within 5 s")
+		}
+		return sseEvent{}
+	}, resp
+}
+
+// nextFrame skips comments and returns the next event; it gives up (an empty event) after 5 s.
+func nextFrame(next func() sseEvent) sseEvent {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if ev := next(); ev.name != ":" {
+			return ev
+		}
+	}
+	return sseEvent{}
+}
+
+func TestStreamProtocol(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	next, resp := e.MustStream(t, "", nil)
+	for k, want := range map[string]string{"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("header %s: got %q, want %q", k, got, want)
+		}
+	}
+	if ev := next(); ev.name != "retry" {
+		t.Fatalf("first: got %+v, want the retry hint", ev)
+	}
+	snap := nextFrame(next)
+	if snap.name != "snapshot" || snap.id == "" {
+		t.Fatalf("got %+v, want a snapshot with an id", snap)
+	}
+	// Idle: heartbeats (the test server sends one every 50 ms).
+	if ev := next(); ev.name != ":" {
+		t.Errorf("idle: got %+v, want a heartbeat comment", ev)
+	}
+	// A public change: a diff based on the snapshot.
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j2b","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:30:00"}`, nil)
+	diff := nextFrame(next)
+	var d struct {
+		Seq     uint64
+		BaseSeq uint64 `json:"base_seq"`
+		Rows    []stream.Row
+	}
+	if diff.name != "diff" || json.Unmarshal([]byte(diff.data), &d) != nil || fmt.Sprint(d.BaseSeq) != snap.id || len(d.Rows) != 1 || d.Rows[0].TeamID != "t2" {
+		t.Fatalf("got %+v, want a diff from %s with t2's row", diff, snap.id)
+	}
+
+	// Reconnecting with the snapshot's id resumes with that diff, not a snapshot.
+	next2, _ := e.MustStream(t, "", map[string]string{"Last-Event-ID": snap.id})
+	if ev := nextFrame(next2); ev.name != "retry" {
+		t.Fatalf("got %+v, want the retry hint", ev)
+	}
+	if ev := nextFrame(next2); ev.name != "diff" || ev.id != diff.id {
+		t.Errorf("resume from %s: got %s %s, want the diff %s", snap.id, ev.name, ev.id, diff.id)
+	}
+	// From a number the server never had: a fresh snapshot.
+	next3, _ := e.MustStream(t, "?last_event_id=999999", nil)
+	nextFrame(next3)
+	if ev := nextFrame(next3); ev.name != "snapshot" {
+		t.Errorf("resume from an unknown number: got %s, want a snapshot", ev.name)
+	}
+	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream?view=jury", "", nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("jury stream without a token: got %d, want 401", r.Status)
+	}
+}
+
+func TestStreamBigScreen(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	next, _ := e.MustStream(t, "?top=2&throttle=100ms", nil)
+	nextFrame(next) // retry
+	var top struct {
+		Seq   uint64
+		Total int
+		Rows  []stream.Row
+	}
+	ev := nextFrame(next)
+	if ev.name != "top" || json.Unmarshal([]byte(ev.data), &top) != nil || len(top.Rows) != 2 || top.Total != 3 || top.Rows[0].TeamID != "t1" {
+		t.Fatalf("got %+v, want the top 2 of 3 with t1 first", ev)
+	}
+	first := top.Seq
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j2b","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:30:00"}`, nil)
+	ev = nextFrame(next)
+	if ev.name != "top" || json.Unmarshal([]byte(ev.data), &top) != nil || top.Seq <= first || top.Rows[1].TeamID != "t2" || top.Rows[1].Solved != 1 {
+		t.Errorf("after t2's solve: got %+v, want a new top with t2 second, 1 solved", ev)
+	}
+	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream?top=5", "", nil); r.Status != http.StatusBadRequest {
+		t.Errorf("top without throttle: got %d, want 400", r.Status)
+	}
 }

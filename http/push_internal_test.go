@@ -1,0 +1,52 @@
+package http
+
+import (
+	"testing"
+)
+
+// A follower whose queue is full is dropped at once: the others and the board never wait for it.
+func TestSlowFollowerIsDropped(t *testing.T) {
+	h := &hub{channels: map[channelKey]*channel{}}
+	ch := &channel{subs: map[*follower]struct{}{}}
+	slow := &follower{events: make(chan message, 2), dropped: make(chan struct{})}
+	fast := &follower{events: make(chan message, 8), dropped: make(chan struct{})}
+	ch.subs[slow], ch.subs[fast] = struct{}{}, struct{}{}
+	for i := range 3 {
+		m := message{seq: uint64(i + 1), base: uint64(i)}
+		for f := range ch.subs {
+			h.send(ch, f, m)
+		}
+		<-fast.events // the fast one keeps up
+	}
+	select {
+	case <-slow.dropped:
+	default:
+		t.Fatal("the slow follower was not dropped")
+	}
+	if _, ok := ch.subs[slow]; ok {
+		t.Error("the slow follower is still subscribed")
+	}
+	if _, ok := ch.subs[fast]; !ok {
+		t.Error("the fast follower was dropped")
+	}
+}
+
+func TestResume(t *testing.T) {
+	window := []message{{seq: 12, base: 10}, {seq: 15, base: 12}, {seq: 20, base: 15}}
+	tests := []struct {
+		from, last uint64
+		want       int // frames resent; -1: not resumable
+	}{
+		{20, 20, 0},
+		{15, 20, 1},
+		{13, 20, 2}, // between frames: the next frame starts before it
+		{10, 20, 3},
+		{9, 20, -1}, // older than the window
+	}
+	for _, tt := range tests {
+		got, ok := resume(window, tt.from, tt.last)
+		if !ok && tt.want != -1 || ok && len(got) != tt.want {
+			t.Errorf("resume from %d: got %d frames (ok %v), want %d", tt.from, len(got), ok, tt.want)
+		}
+	}
+}
