@@ -90,7 +90,7 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	if first := resp.Results[0]; first.Status == engine.StatusRejected {
 		return &rankd.Error{Code: first.Code, Message: first.Message}
 	}
-	return writeJSON(w, http.StatusCreated, resp)
+	return writeIngest(w, http.StatusCreated, &resp)
 }
 
 // updateContest applies a bundle to an existing contest: the contest object replaces the definition, the
@@ -113,7 +113,7 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, resp)
+	return writeIngest(w, http.StatusOK, &resp)
 }
 
 func defaultJudgementTypeLines() [][]byte {

@@ -69,7 +69,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		res := resp.Results[0]
 		return &rankd.Error{Code: res.Code, Message: res.Message}
 	}
-	return writeJSON(w, http.StatusOK, resp)
+	return writeIngest(w, http.StatusOK, &resp)
 }
 
 // readBody reads a request body of at most limit bytes, in one allocation when its length is known.
