@@ -33,6 +33,7 @@ func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
 		{"POST", "/api/v1/contests/c1/events", true},
 		{"POST", "/api/v1/contests/c1/submissions", true},
 		{"POST", "/api/v1/contests/c1/judgements", true},
+		{"GET", "/metrics", true},
 	}
 	for _, ep := range endpoints {
 		tokens := []struct {

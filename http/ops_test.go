@@ -58,7 +58,10 @@ func TestMetrics(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
 	e.Do(t, "GET", "/api/v1/contests/c1/scoreboard", "", nil)
-	r := e.Do(t, "GET", "/metrics", "", nil)
+	if r := e.Do(t, "GET", "/metrics", "", nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("metrics without a token: got %d, want 401 (they count frozen judgements)", r.Status)
+	}
+	r := e.Do(t, "GET", "/metrics", judgeToken, nil)
 	for _, want := range []string{
 		`rankd_ingest_events_total{status="accepted"}`,
 		`rankd_board_teams{contest="c1"} 3`,

@@ -95,7 +95,12 @@ func (s *Server) heartbeat() time.Duration {
 func (s *Server) routes() {
 	s.handle("GET /healthz", s.healthz)
 	s.handle("GET /readyz", s.readyz)
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	// Metrics say when events come in and how many, frozen ones included: they are for the jury's eyes.
+	metrics := promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})
+	s.handle("GET /metrics", s.judge(func(w http.ResponseWriter, r *http.Request) error {
+		metrics.ServeHTTP(w, r)
+		return nil
+	}))
 
 	s.handle("GET /api/v1/contests", s.listContests)
 	s.handle("POST /api/v1/contests", s.admin(s.createContest))

@@ -116,7 +116,7 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 	if err := createLoadContest(ctx, client, sl, start); err != nil {
 		return res, err
 	}
-	rssBefore, _, err := serverProcess(ctx, client, sl.url)
+	rssBefore, _, err := serverProcess(ctx, client, sl.url, sl.tokenJ)
 	if err != nil {
 		return res, err
 	}
@@ -181,7 +181,7 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 			res.Connected++
 		}
 	}
-	rssConnected, cpuBefore, err := serverProcess(ctx, client, sl.url)
+	rssConnected, cpuBefore, err := serverProcess(ctx, client, sl.url, sl.tokenJ)
 	if err != nil {
 		return res, err
 	}
@@ -194,7 +194,7 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 		return res, err
 	}
 	time.Sleep(time.Second) // the last frames
-	rssEnd, cpuAfter, err := serverProcess(ctx, client, sl.url)
+	rssEnd, cpuAfter, err := serverProcess(ctx, client, sl.url, sl.tokenJ)
 	if err != nil {
 		return res, err
 	}
@@ -370,16 +370,20 @@ func postBatch(ctx context.Context, client *http.Client, base, token string, bod
 }
 
 // serverProcess reads the server's resident memory (bytes) and CPU time (seconds) from its metrics.
-func serverProcess(ctx context.Context, client *http.Client, url string) (rss, cpu float64, err error) {
+func serverProcess(ctx context.Context, client *http.Client, url, token string) (rss, cpu float64, err error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", url+"/metrics", nil)
 	if err != nil {
 		return 0, 0, err
 	}
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("metrics: status %d (they need a judge token)", resp.StatusCode)
+	}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		name, value, ok := strings.Cut(sc.Text(), " ")
