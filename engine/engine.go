@@ -137,6 +137,38 @@ type contest struct {
 	board     *board.Board
 	pos       int64 // the log position the board has applied
 	lastCheck int64 // the position of the latest checkpoint
+
+	// public is what the public may know of the board now, readable without the lock.
+	public atomic.Pointer[Public]
+}
+
+// Public is what anyone may know of a contest's board at a moment: the public view's sequence number and
+// the contest's definition and state.
+type Public struct {
+	Seq     uint64
+	Contest rankd.Contest
+	State   rankd.State
+}
+
+// publish makes the board's public facts readable without the lock; it runs with the lock held.
+func (c *contest) publish() {
+	c.public.Store(&Public{Seq: c.board.Seq(rankd.PublicView), Contest: c.board.Contest(), State: c.board.State()})
+}
+
+// Public returns what anyone may know of a contest's board now, without waiting for a commit in progress:
+// a public reader's time then says nothing of what the jury's board is doing.
+func (e *Engine) Public(contestID string) (Public, bool) {
+	e.mu.RLock()
+	c, ok := e.contests[contestID]
+	e.mu.RUnlock()
+	if !ok {
+		return Public{}, false
+	}
+	p := c.public.Load()
+	if p == nil || p.Contest.ID == "" {
+		return Public{}, false
+	}
+	return *p, true
 }
 
 // request is one call of Submit waiting for its commit.
@@ -170,6 +202,7 @@ func (e *Engine) restore(ctx context.Context, id string) (*contest, error) {
 	if err := e.replay(ctx, c); err != nil {
 		return nil, err
 	}
+	c.publish()
 	return c, nil
 }
 
@@ -285,6 +318,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 				slog.String("error", rerr.Error()))
 		} else {
 			c.board, c.pos, c.lastCheck = fresh.board, fresh.pos, fresh.lastCheck
+			c.publish()
 		}
 		for _, r := range batch {
 			r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
@@ -303,6 +337,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 			i++
 		}
 	}
+	c.publish()
 	if e.Notify != nil && len(diffs) > 0 {
 		e.Notify(c.id, diffs)
 	}

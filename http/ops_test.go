@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"rankd"
 	"rankd/engine"
 	rankdhttp "rankd/http"
 	"rankd/sqlite"
@@ -141,4 +143,81 @@ func TestConfiguredTeamToken(t *testing.T) {
 	if sb.View != "team:t2" {
 		t.Errorf("got view %q, want team:t2", sb.View)
 	}
+}
+
+// blockingStore holds every Append until released, as a slow disk would.
+type blockingStore struct {
+	*sqlite.DB
+	hold    chan struct{}
+	holding chan struct{}
+}
+
+func (s *blockingStore) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
+	select {
+	case s.holding <- struct{}{}:
+		<-s.hold
+	default:
+	}
+	return s.DB.Append(ctx, contestID, entries, accept)
+}
+
+// A public page already rendered is served while a commit is in progress: a public reader never waits
+// for the board, so the time of its answer says nothing of frozen judgements being committed.
+func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store := &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
+	auth, err := rankdhttp.NewAuth(rankdhttp.Config{}, adminToken, judgeToken, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	e := engine.New(store, nil)
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	ts := httptest.NewServer(rankdhttp.NewServer(e, db, auth, reg, reg))
+	defer ts.Close()
+	env := &env{URL: ts.URL}
+	go func() { // let the contest's own commits through
+		for range 2 {
+			<-store.holding
+			store.hold <- struct{}{}
+		}
+	}()
+	env.MustContest(t)
+	env.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, nil) // rendered, cached
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
+	}()
+	<-store.holding // the frozen judgement's commit is under way, holding the board
+	read := make(chan int, 1)
+	go func() {
+		resp, err := http.Get(ts.URL + "/api/v1/contests/c1/scoreboard")
+		if err != nil {
+			read <- 0
+			return
+		}
+		resp.Body.Close()
+		read <- resp.StatusCode
+	}()
+	select {
+	case code := <-read:
+		if code != http.StatusOK {
+			t.Errorf("public page during a commit: got %d, want 200", code)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("the public page waited for the commit")
+	}
+	store.hold <- struct{}{}
+	<-done
 }

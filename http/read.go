@@ -193,12 +193,22 @@ func renderRow(b *board.Board, row rankd.Row) rowJSON {
 
 // frozen reports whether view v of b hides verdicts now.
 func (s *Server) frozen(b *board.Board, v rankd.View) bool {
+	c := b.Contest()
+	return s.frozenNow(&c, b.State(), v)
+}
+
+func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, v rankd.View) bool {
 	if v.Kind == rankd.ViewJury {
 		return false
 	}
-	c := b.Contest()
-	p := phase(&c, b.State(), s.Now())
+	p := phase(c, st, s.Now())
 	return p == PhaseFrozen || (p == PhaseEnded && c.FreezeTime() < c.Duration)
+}
+
+// pageETag names a version of a page: the view, its sequence number and whether it is frozen (which the
+// clock moves).
+func pageETag(v rankd.View, seq uint64, frozen bool) string {
+	return fmt.Sprintf(`"%s.%d.%t"`, v, seq, frozen)
 }
 
 // intParam reads an integer query parameter, def when absent.
@@ -234,45 +244,58 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	group := r.URL.Query().Get("group")
+	key := fmt.Sprintf("%s|%s|%s|%d|%d", cid, v, group, offset, limit)
 	var page cachedPage
 	var etag string
-	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-		// A page is a function of the view's sequence number and whether it is frozen (which the clock
-		// moves): both name its version, for the cache and for the client's If-None-Match.
-		frozen := s.frozen(b, v)
-		etag = fmt.Sprintf(`"%s.%d.%t"`, v, b.Seq(v), frozen)
-		if match(r, etag) {
+	found := false
+	if v.Kind == rankd.ViewPublic {
+		// A public page already rendered is served without the board's lock, so that no public reader
+		// waits for a commit — of frozen judgements, say — and learns from the wait that one happened.
+		if p, ok := s.Engine.Public(cid); ok {
+			etag = pageETag(v, p.Seq, s.frozenNow(&p.Contest, p.State, v))
+			if found = match(r, etag); !found {
+				page, found = s.pages.get(key, etag)
+			}
+		}
+	}
+	if !found {
+		err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+			// A page is a function of the view's sequence number and whether it is frozen: both name its
+			// version, for the cache and for the client's If-None-Match.
+			frozen := s.frozen(b, v)
+			etag = pageETag(v, b.Seq(v), frozen)
+			if match(r, etag) {
+				return nil
+			}
+			var ok bool
+			if page, ok = s.pages.get(key, etag); ok {
+				return nil
+			}
+			var st rankd.Standings
+			var err error
+			if group != "" {
+				st, err = b.GroupStandings(v, group, offset, limit)
+			} else {
+				st, err = b.Standings(v, offset, limit)
+			}
+			if err != nil {
+				return err
+			}
+			out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
+				Offset: st.Offset, Frozen: frozen, Rows: make([]rowJSON, len(st.Rows))}
+			for i, row := range st.Rows {
+				out.Rows[i] = renderRow(b, row)
+			}
+			body, err := json.Marshal(out)
+			if err != nil {
+				return err
+			}
+			page = s.pages.put(key, etag, body)
 			return nil
-		}
-		key := fmt.Sprintf("%s|%s|%s|%d|%d", cid, v, group, offset, limit)
-		var ok bool
-		if page, ok = s.pages.get(key, etag); ok {
-			return nil
-		}
-		var st rankd.Standings
-		var err error
-		if group != "" {
-			st, err = b.GroupStandings(v, group, offset, limit)
-		} else {
-			st, err = b.Standings(v, offset, limit)
-		}
+		})
 		if err != nil {
 			return err
 		}
-		out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
-			Offset: st.Offset, Frozen: frozen, Rows: make([]rowJSON, len(st.Rows))}
-		for i, row := range st.Rows {
-			out.Rows[i] = renderRow(b, row)
-		}
-		body, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		page = s.pages.put(key, etag, body)
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	h := w.Header()
 	h.Set("ETag", etag)
