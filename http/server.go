@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,6 +45,9 @@ type Server struct {
 
 	push     *hub
 	stopPush context.CancelFunc
+	// closing is closed when shutdown begins: streams, which never go idle, end then.
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	pages    pageCache
 	gatherer prometheus.Gatherer
@@ -70,6 +74,7 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 	}
 	reg.MustRegister(s.latency)
 	s.push = &hub{s: s, channels: map[channelKey]*channel{}, kick: make(chan struct{}, 1)}
+	s.closing = make(chan struct{})
 	e.Notify = s.push.notify
 	s.routes()
 	return s
@@ -213,6 +218,7 @@ func (s *Server) Listen(addr string) (net.Addr, error) {
 
 // Shutdown stops accepting connections and waits for the requests in flight.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.closing) })
 	if s.stopPush != nil {
 		s.stopPush()
 	}

@@ -78,6 +78,8 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		select {
 		case <-r.Context().Done():
 			return nil
+		case <-s.closing:
+			return nil // the client reconnects to another node, or to this one once it is back
 		case <-f.dropped:
 			return nil
 		case m := <-f.events:
@@ -141,6 +143,8 @@ func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-s.closing:
 			return
 		case <-tick.C:
 			if !send() {

@@ -408,3 +408,30 @@ func TestServeLocksItsDataDirectory(t *testing.T) {
 		t.Errorf("second server: got %v, want a refusal naming the other rankd", err)
 	}
 }
+
+// A server with live streams open still stops at once on SIGTERM: streams end, their clients reconnect.
+func TestServeStopsWithStreamsOpen(t *testing.T) {
+	p := StartRankd(t, t.TempDir())
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := postFeed(p.URL, "euc2025", data); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		resp, err := http.Get(p.URL + "/api/v1/contests/euc2025/scoreboard/stream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+	}
+	begin := time.Now()
+	p.Stop(t)
+	if took := time.Since(begin); took > 5*time.Second {
+		t.Errorf("stopping took %v with streams open, want a moment", took)
+	}
+}
