@@ -43,8 +43,10 @@ type Engine struct {
 	// MaxBatch bounds the entries of one commit.
 	MaxBatch int
 	Logger   *slog.Logger
-	// Notify, when set, is called after each commit with the diffs that commit made visible, in order.
-	// It runs under the contest's lock: it must not block or call back into the engine.
+	// Notify, when set, is called with the diffs of each event applied, under the contest's write lock (so
+	// before its commit is durable, and no reader sees the board until it is): it must not block, call
+	// back into the engine or keep diffs. If the commit fails the board is rebuilt from the log, and the
+	// rows these diffs named are to be read again.
 	Notify func(contestID string, diffs []board.Diff)
 
 	store   Store
@@ -287,7 +289,6 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		}
 	}
 	begin := time.Now()
-	var diffs []board.Diff
 	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -299,11 +300,8 @@ func (e *Engine) commit(c *contest, batch []*request) {
 			return err
 		}
 		seqs[i] = c.board.Seq(rankd.JuryView)
-		if e.Notify != nil {
-			for _, d := range ch.Diffs {
-				d.Rows = slices.Clone(d.Rows)
-				diffs = append(diffs, d)
-			}
+		if e.Notify != nil && len(ch.Diffs) > 0 {
+			e.Notify(c.id, ch.Diffs)
 		}
 		return nil
 	})
@@ -338,9 +336,6 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		}
 	}
 	c.publish()
-	if e.Notify != nil && len(diffs) > 0 {
-		e.Notify(c.id, diffs)
-	}
 }
 
 // checkpoint stores c's board at its position, when it moved since the last one.
