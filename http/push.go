@@ -60,23 +60,27 @@ type message struct {
 	data []byte
 }
 
-// hub keeps the channels that have followers.
+// hub keeps the channels that have followers, by contest.
 type hub struct {
 	s        *Server
 	mu       sync.Mutex
-	channels map[channelKey]*channel
+	contests map[string]*contestChannels
 	// kick wakes the frame maker when rows change, so that a change after a quiet spell goes out at once
 	// rather than at the next tick.
 	kick chan struct{}
 }
 
-type channelKey struct {
-	contest string
-	view    rankd.View
+// contestChannels are the channels of one contest. Team views see the public changes too: those are
+// gathered once in teamPublic and handed to every team channel when frames are made, so that a change
+// costs the same however many teams follow their own view.
+type contestChannels struct {
+	views      map[rankd.View]*channel
+	teamPublic map[string]struct{}
+	teams      int // team-view channels
 }
 
 type channel struct {
-	key   channelKey
+	view  rankd.View
 	dirty map[string]struct{} // teams whose row changed since the last frame
 	// sent holds, per team, a digest of each cell as the frames so far left it, so that a frame carries
 	// only the cells that changed: a judgement changes one cell, not a whole row.
@@ -92,30 +96,31 @@ type follower struct {
 	dropped chan struct{}
 }
 
-// notify records the rows changed by a commit; the engine calls it under the contest's write lock.
+// notify records the rows changed by an event; the engine calls it under the contest's write lock.
 func (h *hub) notify(contestID string, diffs []board.Diff) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	cc := h.contests[contestID]
+	if cc == nil {
+		return
+	}
 	for _, d := range diffs {
-		for k, ch := range h.channels {
-			if k.contest != contestID || !follows(k.view, d.View) {
-				continue
-			}
+		mark := func(set map[string]struct{}) {
 			for _, r := range d.Rows {
-				ch.dirty[r.TeamID] = struct{}{}
+				set[r.TeamID] = struct{}{}
 			}
+		}
+		if ch := cc.views[d.View]; ch != nil {
+			mark(ch.dirty)
+		}
+		if d.View.Kind == rankd.ViewPublic && cc.teams > 0 {
+			mark(cc.teamPublic)
 		}
 	}
 	select {
 	case h.kick <- struct{}{}:
 	default:
 	}
-}
-
-// follows reports whether a channel of view cv sees the changes of diff view dv: its own, and a team view
-// also the public ones.
-func follows(cv, dv rankd.View) bool {
-	return cv == dv || (cv.Kind == rankd.ViewTeam && dv.Kind == rankd.ViewPublic)
 }
 
 // run makes frames when rows changed, at most one per channel per tick, until ctx is done.
@@ -139,34 +144,51 @@ func (h *hub) run(ctx context.Context, tick time.Duration) {
 // flush turns the changes of every channel into a frame and sends it to the channel's followers.
 func (h *hub) flush() {
 	h.mu.Lock()
-	var due []channelKey
-	for k, ch := range h.channels {
-		if len(ch.dirty) > 0 {
-			due = append(due, k)
+	var due []string
+	for id, cc := range h.contests {
+		busy := len(cc.teamPublic) > 0
+		for _, ch := range cc.views {
+			busy = busy || len(ch.dirty) > 0
+		}
+		if busy {
+			due = append(due, id)
 		}
 	}
 	h.mu.Unlock()
-	for _, k := range due {
-		err := h.s.Engine.Read(k.contest, func(b *board.Board, _ int64) error {
-			h.frame(b, k)
+	for _, id := range due {
+		// Under the contest's read lock no commit can slip between taking the changed rows and reading
+		// them.
+		err := h.s.Engine.Read(id, func(b *board.Board, _ int64) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			cc := h.contests[id]
+			if cc == nil {
+				return nil
+			}
+			shared := cc.teamPublic
+			cc.teamPublic = map[string]struct{}{}
+			for _, ch := range cc.views {
+				if ch.view.Kind == rankd.ViewTeam {
+					for t := range shared {
+						ch.dirty[t] = struct{}{}
+					}
+				}
+				if len(ch.dirty) > 0 {
+					h.frame(b, ch)
+				}
+			}
 			return nil
 		})
 		if err != nil {
-			h.s.Logger.Warn("push: contest gone", "contest", k.contest)
+			h.s.Logger.Warn("push: contest gone", "contest", id)
 		}
 	}
 }
 
-// frame makes the frame of one channel. It runs under the contest's read lock, so no commit can slip
-// between taking the changed rows and reading them.
-func (h *hub) frame(b *board.Board, k channelKey) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ch := h.channels[k]
-	if ch == nil || len(ch.dirty) == 0 {
-		return
-	}
-	seq := b.Seq(k.view)
+// frame makes the frame of one channel, with the contest's read lock and h.mu held.
+func (h *hub) frame(b *board.Board, ch *channel) {
+	v := ch.view
+	seq := b.Seq(v)
 	f := diffFrame{Seq: seq, BaseSeq: ch.seq, Rows: []pushRow{}}
 	teams := make([]string, 0, len(ch.dirty))
 	for t := range ch.dirty {
@@ -176,11 +198,11 @@ func (h *hub) frame(b *board.Board, k channelKey) {
 	clear(ch.dirty)
 	sent := make(map[string][]uint64, len(teams))
 	for _, t := range teams {
-		pos, key, ok := b.Place(k.view, t)
+		pos, key, ok := b.Place(v, t)
 		var row rankd.Row
 		var err error
 		if ok {
-			row, err = b.Row(k.view, t)
+			row, err = b.Row(v, t)
 		}
 		if !ok || err != nil {
 			f.Removed = append(f.Removed, t)
@@ -252,12 +274,19 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 	err := h.s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		k := channelKey{contestID, v}
-		ch := h.channels[k]
+		cc := h.contests[contestID]
+		if cc == nil {
+			cc = &contestChannels{views: map[rankd.View]*channel{}, teamPublic: map[string]struct{}{}}
+			h.contests[contestID] = cc
+		}
+		ch := cc.views[v]
 		if ch == nil {
-			ch = &channel{key: k, dirty: map[string]struct{}{}, sent: map[string][]uint64{}, seq: b.Seq(v),
+			ch = &channel{view: v, dirty: map[string]struct{}{}, sent: map[string][]uint64{}, seq: b.Seq(v),
 				subs: map[*follower]struct{}{}}
-			h.channels[k] = ch
+			cc.views[v] = ch
+			if v.Kind == rankd.ViewTeam {
+				cc.teams++
+			}
 		}
 		ch.subs[f] = struct{}{}
 		if lastSeq != nil {
@@ -270,7 +299,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		}
 		snap, err := h.snapshot(b, contestID, v)
 		if err != nil {
-			delete(ch.subs, f)
+			h.drop(contestID, v, f)
 			return err
 		}
 		f.events <- snap
@@ -303,12 +332,26 @@ func resume(window []message, seq, last uint64) ([]message, bool) {
 func (h *hub) unsubscribe(contestID string, v rankd.View, f *follower) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	k := channelKey{contestID, v}
-	if ch := h.channels[k]; ch != nil {
+	h.drop(contestID, v, f)
+}
+
+// drop removes a follower, with h.mu held.
+func (h *hub) drop(contestID string, v rankd.View, f *follower) {
+	cc := h.contests[contestID]
+	if cc == nil {
+		return
+	}
+	if ch := cc.views[v]; ch != nil {
 		delete(ch.subs, f)
 		if len(ch.subs) == 0 {
-			delete(h.channels, k)
+			delete(cc.views, v)
+			if v.Kind == rankd.ViewTeam {
+				cc.teams--
+			}
 		}
+	}
+	if len(cc.views) == 0 {
+		delete(h.contests, contestID)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 
 // A follower whose queue is full is dropped at once: the others and the board never wait for it.
 func TestSlowFollowerIsDropped(t *testing.T) {
-	h := &hub{channels: map[channelKey]*channel{}}
+	h := &hub{contests: map[string]*contestChannels{}}
 	ch := &channel{subs: map[*follower]struct{}{}}
 	slow := &follower{events: make(chan message, 2), dropped: make(chan struct{})}
 	fast := &follower{events: make(chan message, 8), dropped: make(chan struct{})}

@@ -73,7 +73,7 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 		mux: http.NewServeMux(),
 	}
 	reg.MustRegister(s.latency)
-	s.push = &hub{s: s, channels: map[channelKey]*channel{}, kick: make(chan struct{}, 1)}
+	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
 	s.closing = make(chan struct{})
 	e.Notify = s.push.notify
 	s.routes()
