@@ -347,6 +347,7 @@ func (b *Board) addTeam(id, name string) int32 {
 	b.placeName(t)
 	b.ownSeq = append(b.ownSeq, 0)
 	np := len(b.problems)
+	b.cells = double(b.cells, np)
 	for range np {
 		b.cells = append(b.cells, cell{res: [2]score.Result{{FirstPending: score.Never}, {FirstPending: score.Never}}})
 	}
