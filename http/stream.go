@@ -51,8 +51,14 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	h.Set("X-Accel-Buffering", "no") // proxies must pass each frame on at once
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	// A write that hangs for 10 s ends the stream. The deadline is moved once a second, not per frame:
+	// with thousands of clients, timers cost.
+	var deadline time.Time
 	write := func(b []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		if now := time.Now(); deadline.Sub(now) < 9*time.Second {
+			deadline = now.Add(10 * time.Second)
+			_ = rc.SetWriteDeadline(deadline)
+		}
 		if _, err := w.Write(b); err != nil {
 			return false
 		}
