@@ -1,0 +1,415 @@
+package postgres
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"rankd"
+)
+
+// copyMin is the number of entries from which Append writes them with COPY rather than with one INSERT of
+// arrays: COPY costs a round trip more, and saves more than that on large calls.
+const copyMin = 512
+
+// objectKey is an object of the log: what its versions share.
+type objectKey struct {
+	typ rankd.EventType
+	id  string
+}
+
+// version is the latest version of an object: its position and hash.
+type version struct {
+	pos  int64
+	hash string
+}
+
+// Append stores the entries of one contest in one transaction; see rankd.EventLog. The entries stored share
+// one Stored time, the server's clock once the contest is locked.
+//
+// The transaction locks the contest's row first, so that concurrent calls of one contest, from this node or
+// another, run one after another. It then reads, in one round trip, what deduplication needs of the log: the
+// positions of the call's tokens, and the latest version of the call's objects. It decides about each entry
+// in memory, calling accept, and writes the entries kept, the submissions list's changes and the log's new
+// end in a second round trip (COPY for large calls), then commits.
+func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(i int) error) ([]rankd.AppendResult, error) {
+	if contestID == "" {
+		return nil, rankd.Errorf(rankd.EINVALID, "no contest id given")
+	}
+	if err := checkText("contest id", contestID); err != nil {
+		return nil, err
+	}
+	results := make([]rankd.AppendResult, len(entries))
+	if len(entries) == 0 {
+		return results, nil
+	}
+	if err := checkEntries(entries); err != nil {
+		return nil, err
+	}
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return nil, fail(ctx, "append", err)
+	}
+	defer rollback(ctx, tx)
+	a := appendCall{ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results}
+	if err := a.lookup(); err != nil {
+		return nil, fail(ctx, "append", err)
+	}
+	if err := a.decide(accept); err != nil {
+		return nil, fail(ctx, "append", err)
+	}
+	if len(a.keep) == 0 {
+		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
+	}
+	if err := a.store(); err != nil {
+		return nil, fail(ctx, "append", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fail(ctx, "append", err)
+	}
+	return results, nil
+}
+
+// checkEntries refuses entries whose strings PostgreSQL cannot keep as text.
+func checkEntries(entries []rankd.LogEntry) error {
+	for i := range entries {
+		e := &entries[i]
+		ok := validText(e.Event.ID) && validText(e.Token)
+		if s := e.Event.Submission; ok && e.Event.Type == rankd.EventSubmission && s != nil {
+			ok = validText(s.ID) && validText(s.TeamID) && validText(s.ProblemID)
+		}
+		if !ok {
+			return rankd.Errorf(rankd.EINVALID, "entry %d: an id or token is not valid UTF-8 text (or holds a NUL byte)", i)
+		}
+	}
+	return nil
+}
+
+// appendCall is the work of one Append call.
+type appendCall struct {
+	ctx       context.Context
+	tx        pgx.Tx
+	contestID string
+	entries   []rankd.LogEntry
+	results   []rankd.AppendResult
+
+	key     int64 // the contest's key; 0 until it has a row
+	base    int64 // the last position of the log before the call
+	stored  time.Time
+	tokens  map[string]int64      // position of each token of the call found in the log, or stored by the call
+	objects map[objectKey]version // latest version of each object of the call, in the log or stored by the call
+	keep    []int                 // the entries to store, in order
+}
+
+// lockQuery locks a contest's row and returns its key and the log's last position. In a batch, the queries
+// after it run once the lock is held.
+const lockQuery = `SELECT key, last_pos FROM contests WHERE id = $1 FOR UPDATE`
+
+// lookup locks the contest and reads what deduplication needs, in one round trip; a new contest gets its row.
+func (a *appendCall) lookup() error {
+	var tokens []string
+	var types []int16
+	var ids []string
+	a.tokens = make(map[string]int64)
+	a.objects = make(map[objectKey]version)
+	for i := range a.entries {
+		e := &a.entries[i]
+		if e.Token != "" {
+			if _, ok := a.tokens[e.Token]; !ok {
+				a.tokens[e.Token] = 0
+				tokens = append(tokens, e.Token)
+			}
+		}
+		// Only an entry with a hash can be a duplicate by content.
+		if e.Hash != "" {
+			k := objectKey{e.Event.Type, e.Event.ID}
+			if _, ok := a.objects[k]; !ok {
+				a.objects[k] = version{}
+				types = append(types, int16(k.typ))
+				ids = append(ids, k.id)
+			}
+		}
+	}
+	clear(a.tokens)
+	clear(a.objects)
+
+	var b pgx.Batch
+	b.Queue(lockQuery, a.contestID).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&a.key, &a.base)
+		if errNoRows(err) {
+			return nil
+		}
+		return err
+	})
+	if len(tokens) > 0 {
+		b.Queue(`SELECT token, pos FROM events
+			WHERE contest = (SELECT key FROM contests WHERE id = $1) AND token = ANY($2::text[])`,
+			a.contestID, tokens).Query(func(rows pgx.Rows) error {
+			var token string
+			var pos int64
+			_, err := pgx.ForEachRow(rows, []any{&token, &pos}, func() error {
+				a.tokens[token] = pos
+				return nil
+			})
+			return err
+		})
+	}
+	if len(ids) > 0 {
+		b.Queue(`SELECT k.type, k.id, e.pos, e.hash
+			FROM unnest($2::smallint[], $3::text[]) AS k (type, id)
+			CROSS JOIN LATERAL (
+				SELECT pos, hash FROM events
+				WHERE contest = (SELECT key FROM contests WHERE id = $1) AND type = k.type AND object_id = k.id
+				ORDER BY pos DESC LIMIT 1
+			) AS e`,
+			a.contestID, types, ids).Query(func(rows pgx.Rows) error {
+			var typ int16
+			var id string
+			var v version
+			var hash []byte
+			_, err := pgx.ForEachRow(rows, []any{&typ, &id, &v.pos, &hash}, func() error {
+				v.hash = string(hash)
+				a.objects[objectKey{rankd.EventType(typ), id}] = v
+				return nil
+			})
+			return err
+		})
+	}
+	b.Queue(`SELECT clock_timestamp()`).QueryRow(func(row pgx.Row) error { return row.Scan(&a.stored) })
+	if err := a.tx.SendBatch(a.ctx, &b).Close(); err != nil {
+		return err
+	}
+	if a.key != 0 {
+		return nil
+	}
+	// A new contest. Its row goes with the call's entries: when none is kept, the transaction is not
+	// committed. Should another call be creating it too, the insert waits for that call's end, and then either
+	// creates the row (the other call stored nothing) or finds it, and locks it.
+	err := a.tx.QueryRow(a.ctx, `INSERT INTO contests (id, last_pos) VALUES ($1, 0) ON CONFLICT (id) DO NOTHING
+		RETURNING key, last_pos`, a.contestID).Scan(&a.key, &a.base)
+	if !errNoRows(err) {
+		return err
+	}
+	// Created meanwhile: its log is no longer empty, so read it as any other.
+	a.key = 0
+	return a.lookup()
+}
+
+// decide fills results and a.keep. It records each entry kept as it goes, so that later entries of the call see
+// it as they would had it been stored by an earlier call.
+func (a *appendCall) decide(accept func(i int) error) error {
+	last := a.base
+	for i := range a.entries {
+		e := &a.entries[i]
+		if e.Token != "" {
+			if pos := a.tokens[e.Token]; pos > 0 {
+				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+				continue
+			}
+		}
+		// Only the latest version counts: A, B, A are three versions, a second A after them is not.
+		key := objectKey{e.Event.Type, e.Event.ID}
+		if v := a.objects[key]; v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
+			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
+			continue
+		}
+		if accept != nil {
+			if err := accept(i); err != nil {
+				a.results[i] = rankd.AppendResult{Err: err}
+				continue
+			}
+		}
+		// accept may take long (it applies the event to a board): a cancelled call stops here.
+		if err := a.ctx.Err(); err != nil {
+			return err
+		}
+		last++
+		a.results[i] = rankd.AppendResult{Pos: last}
+		a.objects[key] = version{pos: last, hash: e.Hash}
+		if e.Token != "" {
+			a.tokens[e.Token] = last
+		}
+		a.keep = append(a.keep, i)
+	}
+	return nil
+}
+
+// store writes the entries kept, the submissions list's changes and the log's new end.
+func (a *appendCall) store() error {
+	n := len(a.keep)
+	last := a.base + int64(n)
+	var b pgx.Batch
+	if n >= copyMin {
+		if _, err := a.tx.CopyFrom(a.ctx, pgx.Identifier{"events"},
+			[]string{"contest", "pos", "type", "object_id", "token", "hash", "data", "stored_at"},
+			&eventRows{a: a, i: -1}); err != nil {
+			return err
+		}
+	} else {
+		types := make([]int16, n)
+		ids := make([]string, n)
+		tokens := make([]string, n)
+		hashes := make([][]byte, n)
+		data := make([][]byte, n)
+		for j, i := range a.keep {
+			e := &a.entries[i]
+			types[j], ids[j], tokens[j], hashes[j], data[j] = int16(e.Event.Type), e.Event.ID, e.Token, []byte(e.Hash), e.Data
+			if data[j] == nil {
+				data[j] = []byte{}
+			}
+		}
+		b.Queue(`INSERT INTO events (contest, pos, type, object_id, token, hash, data, stored_at)
+			SELECT $1, $2 + u.ord, u.type, u.object_id, NULLIF(u.token, ''), NULLIF(u.hash, '\x'::bytea), u.data, $3
+			FROM unnest($4::smallint[], $5::text[], $6::text[], $7::bytea[], $8::bytea[])
+				WITH ORDINALITY AS u (type, object_id, token, hash, data, ord)`,
+			a.key, a.base, a.stored, types, ids, tokens, hashes, data)
+	}
+	a.queueSubmissions(&b)
+	b.Queue(`UPDATE contests SET last_pos = $2 WHERE key = $1`, a.key, last)
+	return a.tx.SendBatch(a.ctx, &b).Close()
+}
+
+// queueSubmissions queues the changes the entries kept make to the submissions list: each submission's last
+// version kept replaces it, or removes it when it is a deletion.
+func (a *appendCall) queueSubmissions(b *pgx.Batch) {
+	type change struct {
+		pos int64
+		sub *rankd.Submission // nil: deleted
+	}
+	var changes map[string]change
+	var order []string
+	for _, i := range a.keep {
+		e := &a.entries[i]
+		if e.Event.Type != rankd.EventSubmission {
+			continue
+		}
+		var id string
+		var c change
+		switch {
+		case e.Event.Delete:
+			id, c = e.Event.ID, change{pos: a.results[i].Pos}
+		case e.Event.Submission != nil:
+			id, c = e.Event.Submission.ID, change{pos: a.results[i].Pos, sub: e.Event.Submission}
+		default:
+			continue
+		}
+		if changes == nil {
+			changes = make(map[string]change)
+		}
+		if _, ok := changes[id]; !ok {
+			order = append(order, id)
+		}
+		changes[id] = c
+	}
+	if len(changes) == 0 {
+		return
+	}
+	var gone, ids, teams, problems []string
+	var times, positions []int64
+	for _, id := range order {
+		c := changes[id]
+		if c.sub == nil {
+			gone = append(gone, id)
+			continue
+		}
+		ids = append(ids, id)
+		teams = append(teams, c.sub.TeamID)
+		problems = append(problems, c.sub.ProblemID)
+		times = append(times, c.sub.Time.Milliseconds())
+		positions = append(positions, c.pos)
+	}
+	if len(gone) > 0 {
+		b.Queue(`DELETE FROM submissions WHERE contest = $1 AND id = ANY($2::text[])`, a.key, gone)
+	}
+	if len(ids) > 0 {
+		b.Queue(`INSERT INTO submissions (contest, id, team_id, problem_id, time_ms, pos)
+			SELECT $1, u.* FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) AS u
+			ON CONFLICT (contest, id) DO UPDATE SET team_id = excluded.team_id, problem_id = excluded.problem_id,
+				time_ms = excluded.time_ms, pos = excluded.pos`,
+			a.key, ids, teams, problems, times, positions)
+	}
+}
+
+// eventRows is the source of COPY: the entries kept, as rows of events.
+type eventRows struct {
+	a   *appendCall
+	i   int
+	row [8]any
+}
+
+func (r *eventRows) Next() bool {
+	r.i++
+	return r.i < len(r.a.keep)
+}
+
+func (r *eventRows) Values() ([]any, error) {
+	a := r.a
+	e := &a.entries[a.keep[r.i]]
+	var token, hash any
+	if e.Token != "" {
+		token = e.Token
+	}
+	if e.Hash != "" {
+		hash = []byte(e.Hash)
+	}
+	data := e.Data
+	if data == nil {
+		data = []byte{}
+	}
+	r.row = [8]any{a.key, a.base + int64(r.i) + 1, int16(e.Event.Type), e.Event.ID, token, hash, data, a.stored}
+	return r.row[:], nil
+}
+
+func (r *eventRows) Err() error { return nil }
+
+// Replay calls fn with the entries of a contest after position after, in order; see rankd.EventLog. The
+// entries are streamed from one query, a consistent snapshot: entries appended meanwhile are not seen. An
+// unknown contest has no entries. fn may keep the entries it gets.
+func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func(*rankd.LogEntry) error) error {
+	after = max(after, 0)
+	if after == math.MaxInt64 || !validText(contestID) {
+		return ctx.Err() // nothing after the end; no such contest
+	}
+	rows, err := db.pool.Query(ctx, `SELECT pos, COALESCE(token, ''), hash, data, stored_at FROM events
+		WHERE contest = (SELECT key FROM contests WHERE id = $1) AND pos > $2
+		ORDER BY pos`, contestID, after)
+	if err != nil {
+		return fail(ctx, "replay", err)
+	}
+	defer rows.Close()
+	var e rankd.LogEntry
+	var hash []byte
+	for rows.Next() {
+		e = rankd.LogEntry{}
+		if err := rows.Scan(&e.Pos, &e.Token, &hash, &e.Data, &e.Stored); err != nil {
+			return fail(ctx, "replay", err)
+		}
+		e.Hash = string(hash)
+		e.Stored = e.Stored.UTC()
+		if e.Data == nil {
+			e.Data = []byte{}
+		}
+		if err := fn(&e); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fail(ctx, "replay", err)
+	}
+	return nil
+}
+
+// Contests returns the ids of the contests that have a log, in id order (bytewise).
+func (db *DB) Contests(ctx context.Context) ([]string, error) {
+	rows, err := db.pool.Query(ctx, `SELECT id FROM contests ORDER BY id`)
+	if err != nil {
+		return nil, fail(ctx, "contests", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fail(ctx, "contests", err)
+	}
+	return ids, nil
+}

@@ -1,0 +1,143 @@
+// Package postgres is rankd's store over PostgreSQL, for the distributed mode: the event log, checkpoints, the
+// submissions list and access tokens in one database that several rankd nodes share, through pgx and its
+// connection pool. It implements the same interfaces as package sqlite and passes the same conformance suite
+// (package storetest).
+//
+// Every Append runs in one transaction that first locks its contest's row (SELECT ... FOR UPDATE): the calls
+// of one contest, from any number of nodes, run one after another, so positions stay 1, 2, 3, ... without
+// gaps, and deduplication (by token, by the hash of an object's latest version) reads a log nobody else is
+// writing to. Calls for different contests do not wait for each other. An entry is acknowledged once its
+// transaction has committed.
+//
+// Strings the database keeps as text (contest, object, submission, team and problem ids, tokens, names) must
+// be valid UTF-8 without NUL bytes, as PostgreSQL requires; others are refused with EINVALID. Hashes and data
+// are bytes and may hold anything.
+//
+// The schema is created and migrated by Open, from migrations embedded in the binary, in one transaction
+// under an advisory lock: nodes starting together migrate once.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"rankd"
+)
+
+// The store implements every store interface of rankd.
+var (
+	_ rankd.EventLog        = (*DB)(nil)
+	_ rankd.CheckpointStore = (*DB)(nil)
+	_ rankd.SubmissionStore = (*DB)(nil)
+	_ rankd.TokenStore      = (*DB)(nil)
+)
+
+// DB is an open store: a pool of connections to one database. Its methods are safe for concurrent use.
+type DB struct {
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database at url (a PostgreSQL URL or key=value string as libpq takes it, e.g.
+// postgres://rankd@127.0.0.1:5432/rankd?sslmode=disable; pool settings such as pool_max_conns go in it too)
+// and brings the schema up to date. Tables live in the first schema of the connection's search_path (which the
+// URL may set: ...&search_path=rankd). A database written by a newer rankd, whose schema this one does not
+// know, is refused. A server that cannot be reached: EUNAVAILABLE.
+func Open(ctx context.Context, url string) (*DB, error) {
+	if url == "" {
+		return nil, rankd.Errorf(rankd.EINVALID, "no PostgreSQL URL given")
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// The parser's message may repeat the URL, password included: it stays in the cause.
+		return nil, &rankd.Error{Code: rankd.EINVALID, Message: "invalid PostgreSQL URL", Err: err}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fail(ctx, "open", err)
+	}
+	db := &DB{pool: pool}
+	if err := db.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes the store's connections, waiting for those in use to be given back. Later calls fail.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// fail wraps err, the failure of operation op, for the caller. When ctx is done, its error is the cause, so
+// that callers can check it with errors.Is. A server that cannot be reached (down, restarting, refusing
+// connections, a broken connection) gives an *rankd.Error with code EUNAVAILABLE, so that callers answer
+// "retry later"; any other failure is internal. The driver's message stays in the cause, never in the
+// *rankd.Error's message.
+func fail(ctx context.Context, op string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("postgres: %s: %w", op, cerr)
+	}
+	err = fmt.Errorf("postgres: %s: %w", op, err)
+	if unavailable(err) {
+		return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: "the database is unavailable", Err: err}
+	}
+	return err
+}
+
+// unavailable reports whether err says the server cannot be reached or cannot serve now, rather than that the
+// request was wrong: what a retry later may cure.
+func unavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"): // connection exception
+			return true
+		case pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03": // shutting down, starting up
+			return true
+		case pgErr.Code == "53300": // too many connections
+			return true
+		case pgErr.Code == "25006": // read-only transaction: a standby, during a failover
+			return true
+		}
+		// Any other answer of the server (a bad password, an unknown database too) is not cured by waiting.
+		return false
+	}
+	var connErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, pgconn.ErrConnClosed) ||
+		pgconn.SafeToRetry(err)
+}
+
+// rollback ends tx if it is still open; after a commit it does nothing. It runs even when the call's ctx is
+// done (the usual reason to roll back), with a time limit of its own; should it fail, the pool drops the
+// connection, and the server rolls back when it sees it gone.
+func rollback(ctx context.Context, tx pgx.Tx) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = tx.Rollback(ctx) // pgx.ErrTxClosed after a commit, or the error that made us roll back
+}
+
+// validText reports whether PostgreSQL can keep s as text: valid UTF-8, without NUL.
+func validText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// checkText returns an EINVALID error naming what when s cannot be kept as text.
+func checkText(what, s string) error {
+	if !validText(s) {
+		return rankd.Errorf(rankd.EINVALID, "%s is not valid UTF-8 text (or holds a NUL byte)", what)
+	}
+	return nil
+}
