@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rankd"
+	"rankd/postgres/pgtest"
 	"rankd/storetest"
 )
 
@@ -105,7 +106,7 @@ func BenchmarkAppend(b *testing.B) {
 			name += "/tokens"
 		}
 		b.Run(name, func(b *testing.B) {
-			db := MustOpen(b, MustSchema(b))
+			db := MustOpen(b, pgtest.MustSchema(b))
 			ctx := context.Background()
 			accept := func(int) error { return nil }
 			tr := &traffic{tokens: c.tokens}
@@ -130,7 +131,7 @@ func BenchmarkAppend(b *testing.B) {
 func BenchmarkReplay(b *testing.B) {
 	for _, c := range []struct{ n, batch int }{{100_000, 5000}, {20_000, 10}} {
 		b.Run(fmt.Sprintf("batch=%d", c.batch), func(b *testing.B) {
-			db := MustOpen(b, MustSchema(b))
+			db := MustOpen(b, pgtest.MustSchema(b))
 			tr := &traffic{}
 			for i := 0; i < c.n; i += c.batch {
 				storetest.MustAppend(b, db, "c1", tr.entries(c.batch)...)

@@ -45,6 +45,7 @@ var (
 // DB is an open store: a pool of connections to one database. Its methods are safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
+	held *pgxpool.Conn // the connection holding the lock of HoldExclusive
 }
 
 // Open connects to the database at url (a PostgreSQL URL or key=value string as libpq takes it, e.g.
@@ -75,7 +76,36 @@ func Open(ctx context.Context, url string) (*DB, error) {
 
 // Close closes the store's connections, waiting for those in use to be given back. Later calls fail.
 func (db *DB) Close() error {
+	if db.held != nil {
+		// The lock goes with the session: closing the connection ends both.
+		_ = db.held.Hijack().Close(context.Background())
+		db.held = nil
+	}
 	db.pool.Close()
+	return nil
+}
+
+// exclusiveLock is the first key of the advisory lock HoldExclusive takes (the second is the schema's).
+const exclusiveLock = 0x72616e6c // "ranl"
+
+// HoldExclusive takes a lock of the database (of its schema) that one session at a time holds, until Close.
+// A server that keeps its boards in its own memory takes it, so that a second one over the same database,
+// whose boards would never see the first one's events, refuses to start (ECONFLICT).
+func (db *DB) HoldExclusive(ctx context.Context) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return fail(ctx, "hold the database", err)
+	}
+	var ok bool
+	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`, exclusiveLock).Scan(&ok)
+	if err != nil || !ok {
+		conn.Release()
+		if err != nil {
+			return fail(ctx, "hold the database", err)
+		}
+		return rankd.Errorf(rankd.ECONFLICT, "another rankd serves this database")
+	}
+	db.held = conn
 	return nil
 }
 

@@ -2,14 +2,11 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -20,80 +17,9 @@ import (
 
 	"rankd"
 	"rankd/postgres"
+	"rankd/postgres/pgtest"
 	"rankd/storetest"
 )
-
-// EnvURL names the environment variable that gives the URL of the PostgreSQL server the tests use, e.g.
-// postgres://rankd@127.0.0.1:54329/rankd?sslmode=disable (.ci/postgres.sh starts one and prints it). Each test
-// works in a schema of its own, created and dropped by the test.
-const EnvURL = "RANKD_TEST_POSTGRES"
-
-// MustServer returns the test server's URL. Without one the test is skipped, except in CI (CI=true), where
-// it fails: there, a missing server must not pass for a green run.
-func MustServer(tb testing.TB) string {
-	tb.Helper()
-	u := os.Getenv(EnvURL)
-	if u == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%s is not set, and CI=true: the PostgreSQL tests need a server (eval \"$(.ci/postgres.sh)\" starts one)", EnvURL)
-		}
-		tb.Skipf("%s is not set: skipping the tests against PostgreSQL (eval \"$(.ci/postgres.sh)\" starts a server)", EnvURL)
-	}
-	return u
-}
-
-// MustSchema creates a new, empty schema on the test server and returns the server's URL with its
-// search_path set to it. The schema is dropped when the test ends.
-func MustSchema(tb testing.TB) string {
-	tb.Helper()
-	u := MustServer(tb)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, u)
-	if err != nil {
-		tb.Fatalf("connect to %s: %v", EnvURL, err)
-	}
-	defer conn.Close(ctx)
-	name := "rankd_test_" + hex.EncodeToString(randomBytes(tb, 6))
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
-		tb.Fatalf("create schema: %v", err)
-	}
-	tb.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, u)
-		if err != nil {
-			tb.Errorf("connect to drop schema %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+name+" CASCADE"); err != nil {
-			tb.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	return withParam(tb, u, "search_path", name)
-}
-
-// withParam returns the connection string u with a run-time parameter added.
-func withParam(tb testing.TB, u, key, value string) string {
-	tb.Helper()
-	if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
-		return u + " " + key + "=" + value // keyword/value form
-	}
-	p, err := url.Parse(u)
-	if err != nil {
-		tb.Fatalf("%s: %v", EnvURL, err)
-	}
-	q := p.Query()
-	q.Set(key, value)
-	p.RawQuery = q.Encode()
-	return p.String()
-}
-
-func randomBytes(tb testing.TB, n int) []byte {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
 
 // MustOpen opens the store at u and closes it when the test ends.
 func MustOpen(tb testing.TB, u string) *postgres.DB {
@@ -123,14 +49,14 @@ func MustRaw(tb testing.TB, u string) *pgx.Conn {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Store {
-		return MustOpen(t, MustSchema(t))
+		return MustOpen(t, pgtest.MustSchema(t))
 	})
 }
 
 // TestMultiNode: several stores over one database, as several rankd nodes hold, append to one contest at
 // once; the log has every entry once, without gaps, and each store reads the same log.
 func TestMultiNode(t *testing.T) {
-	u := MustSchema(t)
+	u := pgtest.MustSchema(t)
 	const (
 		nodes   = 3
 		workers = 4 // per node
@@ -231,7 +157,7 @@ func TestMultiNode(t *testing.T) {
 
 // TestMultiNodeNewContest: nodes that create one contest at once share its log.
 func TestMultiNodeNewContest(t *testing.T) {
-	u := MustSchema(t)
+	u := pgtest.MustSchema(t)
 	dbs := []*postgres.DB{MustOpen(t, u), MustOpen(t, u), MustOpen(t, u), MustOpen(t, u)}
 	for round := range 5 {
 		contestID := fmt.Sprint("new-", round)
@@ -259,7 +185,7 @@ func TestMultiNodeNewContest(t *testing.T) {
 
 // TestMigrations: nodes opening a new database at once migrate it once; opening it again applies nothing.
 func TestMigrations(t *testing.T) {
-	u := MustSchema(t)
+	u := pgtest.MustSchema(t)
 	var wg sync.WaitGroup
 	for range 6 {
 		wg.Go(func() {
@@ -290,7 +216,7 @@ func TestMigrations(t *testing.T) {
 
 // TestNewerSchemaRefused: a database migrated by a newer rankd is not touched.
 func TestNewerSchemaRefused(t *testing.T) {
-	u := MustSchema(t)
+	u := pgtest.MustSchema(t)
 	MustOpen(t, u).Close()
 	raw := MustRaw(t, u)
 	if _, err := raw.Exec(context.Background(), `INSERT INTO schema_migrations (version, name) VALUES ($1, 'future')`,
@@ -309,7 +235,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 
 // TestSecretNotStored: the database holds digests of token secrets, never the secrets.
 func TestSecretNotStored(t *testing.T) {
-	u := MustSchema(t)
+	u := pgtest.MustSchema(t)
 	db := MustOpen(t, u)
 	const secret = "very-secret-token-value"
 	if err := db.SaveToken(context.Background(), rankd.Token{Secret: secret, Role: rankd.RoleAdmin}); err != nil {
@@ -330,7 +256,7 @@ func TestSecretNotStored(t *testing.T) {
 // TestNotText: strings PostgreSQL cannot keep as text are refused with EINVALID, and reads with them find
 // nothing.
 func TestNotText(t *testing.T) {
-	db := MustOpen(t, MustSchema(t))
+	db := MustOpen(t, pgtest.MustSchema(t))
 	ctx := context.Background()
 	bad := []string{"a\x00b", "\xff"}
 	for _, s := range bad {
@@ -369,7 +295,7 @@ func TestNotText(t *testing.T) {
 func TestUnavailable(t *testing.T) {
 	ctx := context.Background()
 	t.Run("open", func(t *testing.T) {
-		MustServer(t)
+		pgtest.MustServer(t)
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -383,7 +309,7 @@ func TestUnavailable(t *testing.T) {
 	})
 
 	t.Run("running", func(t *testing.T) {
-		u := MustSchema(t)
+		u := pgtest.MustSchema(t)
 		p := newProxy(t, u)
 		db := MustOpen(t, p.url)
 		storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventJudgement, "j1", "a"))
@@ -432,7 +358,7 @@ func newProxy(tb testing.TB, u string) *proxy {
 	p := &proxy{tb: tb}
 	pu, err := url.Parse(u)
 	if err != nil || pu.Host == "" {
-		tb.Skipf("%s is not a postgres:// URL with a host: cannot put a proxy in front of it", EnvURL)
+		tb.Skipf("%s is not a postgres:// URL with a host: cannot put a proxy in front of it", pgtest.EnvURL)
 	}
 	p.target = pu.Host
 	p.start()
@@ -491,7 +417,7 @@ func (p *proxy) stop() {
 // TestReplayWhileAppending: Replay reads a snapshot: entries appended while it runs are not seen, and what it
 // sees has no gap.
 func TestReplayWhileAppending(t *testing.T) {
-	db := MustOpen(t, MustSchema(t))
+	db := MustOpen(t, pgtest.MustSchema(t))
 	for i := range 10 {
 		storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventJudgement, fmt.Sprint("j", i), fmt.Sprint(i)))
 	}
@@ -519,7 +445,7 @@ func TestReplayWhileAppending(t *testing.T) {
 
 // TestClosed: calls on a closed store fail.
 func TestClosed(t *testing.T) {
-	db := MustOpen(t, MustSchema(t))
+	db := MustOpen(t, pgtest.MustSchema(t))
 	db.Close()
 	if _, err := db.Contests(context.Background()); err == nil {
 		t.Error("Contests on a closed store: got no error")
@@ -548,7 +474,7 @@ func TestOpenInvalid(t *testing.T) {
 
 // TestLargeCall: a call large enough to be written with COPY stores what a small one would, NULLs included.
 func TestLargeCall(t *testing.T) {
-	db := MustOpen(t, MustSchema(t))
+	db := MustOpen(t, pgtest.MustSchema(t))
 	var entries []rankd.LogEntry
 	for i := range 3000 {
 		var e rankd.LogEntry
@@ -580,5 +506,24 @@ func TestLargeCall(t *testing.T) {
 	}
 	if subs := storetest.MustSubmissions(t, db, "c1", rankd.SubmissionFilter{Offset: 999}); len(subs) != 1 || subs[0].ID != "s2997" {
 		t.Errorf("last submission: got %+v", subs)
+	}
+}
+
+// One server at a time holds the database: a second one is refused until the first closes.
+func TestHoldExclusive(t *testing.T) {
+	u := pgtest.MustSchema(t)
+	ctx := context.Background()
+	first, second := MustOpen(t, u), MustOpen(t, u)
+	if err := first.HoldExclusive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.HoldExclusive(ctx); rankd.ErrorCode(err) != rankd.ECONFLICT {
+		t.Fatalf("second holder: got %v, want %s", err, rankd.ECONFLICT)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := second.HoldExclusive(ctx); err != nil {
+		t.Errorf("after the first closed: got %v, want the lock", err)
 	}
 }

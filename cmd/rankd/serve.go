@@ -22,6 +22,7 @@ import (
 	"rankd/demo"
 	"rankd/engine"
 	rankdhttp "rankd/http"
+	"rankd/postgres"
 	"rankd/sqlite"
 )
 
@@ -31,11 +32,13 @@ const DemoContestID = "demo"
 // Server is a running rankd serve: the store, the engine and the HTTP server wired together. Tests open one
 // the way the command does.
 type Server struct {
-	Addr       string // host:port to listen on
-	DataDir    string
-	ConfigPath string
-	Demo       bool
-	MaxBody    int64
+	Addr    string // host:port to listen on
+	DataDir string
+	// PostgresURL, when set, stores everything in PostgreSQL instead of under DataDir.
+	PostgresURL string
+	ConfigPath  string
+	Demo        bool
+	MaxBody     int64
 	// Tick is how often the live streams get the changes, coalesced.
 	Tick time.Duration
 	// DebugAddr, when set, serves Go's profiler (/debug/pprof) there, apart from the API.
@@ -49,7 +52,7 @@ type Server struct {
 	// Listening is the address the server listens on, once Open returned.
 	Listening net.Addr
 
-	store  *sqlite.DB
+	store  store
 	engine *engine.Engine
 	http   *rankdhttp.Server
 	debug  *http.Server
@@ -64,6 +67,7 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.SetOutput(m.Stderr)
 	fs.StringVar(&s.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
 	fs.StringVar(&s.DataDir, "data", "./rankd-data", "data directory of the embedded store")
+	fs.StringVar(&s.PostgresURL, "postgres", "", "PostgreSQL URL: store in PostgreSQL instead of the data directory (one server per database for now)")
 	fs.StringVar(&s.ConfigPath, "config", "", "configuration file (JSON) with access tokens")
 	fs.BoolVar(&s.Demo, "demo", false, "play a demo contest in real time (contest id \"demo\")")
 	fs.StringVar(&s.DebugAddr, "debug-addr", "", "serve the Go profiler (/debug/pprof) on this address (keep it on loopback)")
@@ -100,12 +104,9 @@ func (s *Server) Open(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := s.lockDataDir(); err != nil {
-		return err
-	}
-	store, err := sqlite.Open(ctx, s.DataDir, sqlite.WithNow(s.Now))
+	store, err := s.openStore(ctx)
 	if err != nil {
-		return errors.Join(err, s.unlockDataDir())
+		return err
 	}
 	s.store = store
 	auth, err := rankdhttp.NewAuth(cfg, s.AdminToken, s.JudgeToken, store)
@@ -144,6 +145,37 @@ func (s *Server) Open(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// store is what serve needs of a store; package sqlite and package postgres both are one.
+type store interface {
+	engine.Store
+	rankdhttp.Store
+	Close() error
+}
+
+// openStore opens the embedded store under the data directory, or PostgreSQL when a URL is given. Either way
+// this server must be the only one over it: its boards live in its memory, and another server's events would
+// never reach them (several nodes over one database is the distributed mode, with Redis, still to come).
+func (s *Server) openStore(ctx context.Context) (store, error) {
+	if s.PostgresURL != "" {
+		db, err := postgres.Open(ctx, s.PostgresURL)
+		if err != nil {
+			return nil, err
+		}
+		if err := db.HoldExclusive(ctx); err != nil {
+			return nil, errors.Join(err, db.Close())
+		}
+		return db, nil
+	}
+	if err := s.lockDataDir(); err != nil {
+		return nil, err
+	}
+	db, err := sqlite.Open(ctx, s.DataDir, sqlite.WithNow(s.Now))
+	if err != nil {
+		return nil, errors.Join(err, s.unlockDataDir())
+	}
+	return db, nil
 }
 
 // lockDataDir takes the data directory for this process: two servers over one store would each keep

@@ -24,6 +24,7 @@ import (
 	main "rankd/cmd/rankd"
 	"rankd/engine"
 	"rankd/gen"
+	"rankd/postgres/pgtest"
 	"rankd/sqlite"
 )
 
@@ -433,5 +434,34 @@ func TestServeStopsWithStreamsOpen(t *testing.T) {
 	p.Stop(t)
 	if took := time.Since(begin); took > 5*time.Second {
 		t.Errorf("stopping took %v with streams open, want a moment", took)
+	}
+}
+
+// The same over PostgreSQL: the board of a real feed, again after a restart, and one server per database.
+func TestServeOverPostgres(t *testing.T) {
+	u := pgtest.MustSchema(t)
+	path := feed(t, "euc2025")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := StartRankd(t, t.TempDir(), "--postgres", u)
+	for _, batch := range splitLines(data, 1000) {
+		if _, err := postFeed(p.URL, "euc2025", batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, stderr, err := run("serve", "--addr", "127.0.0.1:0", "--postgres", u)
+	if err == nil || !strings.Contains(err.Error()+stderr, "another rankd serves this database") {
+		t.Errorf("second server over the database: got %v, want a refusal", err)
+	}
+	for round := range 2 {
+		for _, view := range []string{"jury", "public"} {
+			if got, want := MustServedRows(t, p.URL, "euc2025", view), offlineRows(t, path, view); got != want {
+				t.Errorf("round %d, view %s: the served board differs from the offline one", round, view)
+			}
+		}
+		p.Stop(t)
+		p = StartRankd(t, t.TempDir(), "--postgres", u)
 	}
 }
