@@ -244,13 +244,39 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	group := r.URL.Query().Get("group")
-	key := fmt.Sprintf("%s|%s|%s|%d|%d", cid, v, group, offset, limit)
+	key := fmt.Sprintf("scoreboard|%s|%d|%d", group, offset, limit)
+	return s.cachedRead(w, r, cid, v, key, func(b *board.Board) (any, error) {
+		var st rankd.Standings
+		var err error
+		if group != "" {
+			st, err = b.GroupStandings(v, group, offset, limit)
+		} else {
+			st, err = b.Standings(v, offset, limit)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
+			Offset: st.Offset, Frozen: s.frozen(b, v), Rows: make([]rowJSON, len(st.Rows))}
+		for i, row := range st.Rows {
+			out.Rows[i] = renderRow(b, row)
+		}
+		return out, nil
+	})
+}
+
+// cachedRead answers a GET whose answer is a function of a view of the board: it is rendered once per
+// version of the view (its sequence number, and whether it is frozen, which the clock moves), kept
+// compressed too, named by an ETag (If-None-Match gets 304), and served from the cache. A public answer
+// already rendered is served without the board's lock, so that no public reader waits for a commit — of
+// frozen judgements, say — and learns from the wait that one happened.
+func (s *Server) cachedRead(w http.ResponseWriter, r *http.Request, cid string, v rankd.View, key string,
+	render func(b *board.Board) (any, error)) error {
+	key = cid + "|" + v.String() + "|" + key
 	var page cachedPage
 	var etag string
 	found := false
 	if v.Kind == rankd.ViewPublic {
-		// A public page already rendered is served without the board's lock, so that no public reader
-		// waits for a commit — of frozen judgements, say — and learns from the wait that one happened.
 		if p, ok := s.Engine.Public(cid); ok {
 			etag = pageETag(v, p.Seq, s.frozenNow(&p.Contest, p.State, v))
 			if found = match(r, etag); !found {
@@ -259,11 +285,8 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if !found {
-		err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-			// A page is a function of the view's sequence number and whether it is frozen: both name its
-			// version, for the cache and for the client's If-None-Match.
-			frozen := s.frozen(b, v)
-			etag = pageETag(v, b.Seq(v), frozen)
+		err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+			etag = pageETag(v, b.Seq(v), s.frozen(b, v))
 			if match(r, etag) {
 				return nil
 			}
@@ -271,20 +294,9 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 			if page, ok = s.pages.get(key, etag); ok {
 				return nil
 			}
-			var st rankd.Standings
-			var err error
-			if group != "" {
-				st, err = b.GroupStandings(v, group, offset, limit)
-			} else {
-				st, err = b.Standings(v, offset, limit)
-			}
+			out, err := render(b)
 			if err != nil {
 				return err
-			}
-			out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
-				Offset: st.Offset, Frozen: frozen, Rows: make([]rowJSON, len(st.Rows))}
-			for i, row := range st.Rows {
-				out.Rows[i] = renderRow(b, row)
 			}
 			body, err := json.Marshal(out)
 			if err != nil {
@@ -312,7 +324,7 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		body = page.gzip
 	}
 	// With its length known the page goes out in one write, not in 4 KiB chunks.
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body) // an error is the client gone
 	return nil
 }
@@ -400,19 +412,14 @@ func (s *Server) getTeamRow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out teamRowJSON
-	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	return s.cachedRead(w, r, cid, v, "row|"+tid, func(b *board.Board) (any, error) {
 		row, err := b.Row(v, tid)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		out = teamRowJSON{ContestID: cid, View: v.String(), Seq: b.Seq(v), rowJSON: renderRow(b, row)}
-		return nil
+		out := teamRowJSON{ContestID: cid, View: v.String(), Seq: b.Seq(v), rowJSON: renderRow(b, row)}
+		return out, nil
 	})
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
 }
 
 // problemStatsJSON is what a view shows of one problem's submissions.
@@ -439,10 +446,10 @@ func (s *Server) getProblemStats(w http.ResponseWriter, r *http.Request) error {
 		Seq       uint64             `json:"seq"`
 		Problems  []problemStatsJSON `json:"problems"`
 	}
-	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	return s.cachedRead(w, r, cid, v, "problems", func(b *board.Board) (any, error) {
 		st, err := b.Standings(v, 0, -1)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		probs := b.Problems()
 		out.ContestID, out.View, out.Seq = cid, v.String(), st.Seq
@@ -464,12 +471,8 @@ func (s *Server) getProblemStats(w http.ResponseWriter, r *http.Request) error {
 				}
 			}
 		}
-		return nil
+		return out, nil
 	})
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
 }
 
 // teamJSON is a team as the native API lists it; hidden and banned show in the jury's list only.
@@ -515,14 +518,9 @@ func (s *Server) getTeams(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out []teamJSON
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-		out = listedTeams(b, v)
-		return nil
-	}); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
+	return s.cachedRead(w, r, cid, v, "teams", func(b *board.Board) (any, error) {
+		return listedTeams(b, v), nil
+	})
 }
 
 // submissionJSON is one submission as a view may see it: judgement_type_id is absent while it is pending,
@@ -551,17 +549,16 @@ func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) error {
 	if limit < 0 || limit > 1000 {
 		limit = 1000
 	}
-	if err := s.Engine.Read(cid, func(*board.Board, int64) error { return nil }); err != nil {
-		return err
-	}
 	q := r.URL.Query()
-	recs, err := s.Store.Submissions(r.Context(), cid, rankd.SubmissionFilter{
-		TeamID: q.Get("team"), ProblemID: q.Get("problem"), Offset: offset, Limit: limit})
-	if err != nil {
-		return err
-	}
-	out := []submissionJSON{}
-	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	f := rankd.SubmissionFilter{TeamID: q.Get("team"), ProblemID: q.Get("problem"), Offset: offset, Limit: limit}
+	key := fmt.Sprintf("submissions|%s|%s|%d|%d", f.TeamID, f.ProblemID, offset, limit)
+	// Under the board's lock the store's list is at the board's version: commits update both at once.
+	return s.cachedRead(w, r, cid, v, key, func(b *board.Board) (any, error) {
+		recs, err := s.Store.Submissions(r.Context(), cid, f)
+		if err != nil {
+			return nil, err
+		}
+		out := []submissionJSON{}
 		for _, rec := range recs {
 			jt, sc, ok := b.Verdict(v, rec.ID)
 			if !ok {
@@ -574,12 +571,8 @@ func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) error {
 			}
 			out = append(out, sj)
 		}
-		return nil
+		return out, nil
 	})
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getAwards(w http.ResponseWriter, r *http.Request) error {
@@ -588,12 +581,7 @@ func (s *Server) getAwards(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out []ccs.AwardObject
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-		out = ccs.Awards(b.Awards(v))
-		return nil
-	}); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
+	return s.cachedRead(w, r, cid, v, "awards", func(b *board.Board) (any, error) {
+		return ccs.Awards(b.Awards(v)), nil
+	})
 }
