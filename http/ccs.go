@@ -42,14 +42,8 @@ func ccsContestOf(c rankd.Contest) ccsContestJSON {
 
 func (s *Server) ccsContests(w http.ResponseWriter, r *http.Request) error {
 	out := []ccsContestJSON{}
-	for _, id := range s.Engine.ContestIDs() {
-		err := s.Engine.Read(id, func(b *board.Board, _ int64) error {
-			out = append(out, ccsContestOf(b.Contest()))
-			return nil
-		})
-		if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
-			return err
-		}
+	if err := s.eachContest(func(b *board.Board) { out = append(out, ccsContestOf(b.Contest())) }); err != nil {
+		return err
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

@@ -110,16 +110,25 @@ func penaltyOf(c *rankd.Contest) time.Duration {
 
 func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
 	out := []contestJSON{}
+	err := s.eachContest(func(b *board.Board) { out = append(out, s.describe(b, false)) })
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// eachContest calls fn with the board of every defined contest, in id order, under its read lock.
+func (s *Server) eachContest(fn func(b *board.Board)) error {
 	for _, id := range s.Engine.ContestIDs() {
 		err := s.Engine.Read(id, func(b *board.Board, _ int64) error {
-			out = append(out, s.describe(b, false))
+			fn(b)
 			return nil
 		})
 		if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
 			return err
 		}
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
