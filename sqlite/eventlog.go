@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"rankd"
 )
@@ -37,7 +39,7 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 		a.undo()
 		return nil, fail(ctx, "append", err)
 	}
-	if len(a.segments) == 0 {
+	if a.segments == 0 {
 		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
 	}
 	// Commit is what makes the entries durable (synchronous=FULL): only now are they acknowledged.
@@ -48,7 +50,7 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 		return nil, fail(ctx, "append", err)
 	}
 	a.x.pos = a.last
-	a.indexList()
+	db.wroteWAL(a.bytes)
 	return results, nil
 }
 
@@ -65,27 +67,23 @@ type appendCall struct {
 	locked   bool
 	base     int64 // the last position of the log before the call
 	last     int64 // and after it
-	changes  []change
-	tokens   []string  // the tokens the call added to the index
-	segments []segment // the segments stored
+	hashes   string
+	ends     []int        // entry i's hash, packed (see appendHash), is hashes[ends[i-1]:ends[i]]
+	arenas   [2]arenaMark // the sizes of the arenas of objects and tokens before the call
+	changes  []change     // the changes the call made to objects
+	tokens   int          // the number of tokens the call added
+	segments int          // the segments stored
+	bytes    int          // their size
 }
 
-// change is a change the call made to the index's objects: what the object had before.
+// change is a change the call made to the index's objects: entry i's position and hash before, or its
+// addition.
 type change struct {
-	key  objectKey
-	prev version
-	had  bool
+	i     int
+	pos   int64
+	hash  hashDigest
+	added bool
 }
-
-// segment is a segment the call stored.
-type segment struct {
-	first int64
-	count int
-	keys  string
-}
-
-// owned are an entry's id, token and packed hash, in memory the index may keep.
-type owned struct{ id, token, hash string }
 
 // run does Append's work inside the transaction, filling results: it brings the contest's index up to
 // date, decides about each entry with it, changing it as it goes, and stores the entries kept.
@@ -120,12 +118,12 @@ func (a *appendCall) run(accept func(i int) error) error {
 			return err
 		}
 	}
-	own := a.own()
-	keep, err := a.decide(accept, own)
+	a.packHashes()
+	keep, err := a.decide(accept)
 	if err != nil || len(keep) == 0 {
 		return err
 	}
-	return a.store(keep, own, unixNano(a.db.now()))
+	return a.store(keep, unixNano(a.db.now()))
 }
 
 // lock takes the index of the contest with this key.
@@ -133,6 +131,7 @@ func (a *appendCall) lock(key int64) {
 	a.x = a.db.index(a.contestID, key)
 	a.x.mu.Lock()
 	a.locked = true
+	a.arenas = [2]arenaMark{a.x.objects.arena.mark(), a.x.tokens.arena.mark()}
 }
 
 // unlock releases the index, if the call holds it.
@@ -143,57 +142,65 @@ func (a *appendCall) unlock() {
 	}
 }
 
-// own returns the ids, tokens and packed hashes of the entries, in one string the index may keep slices
-// of: the caller's strings may be slices of larger ones.
-func (a *appendCall) own() []owned {
+// packHashes packs the hashes of the entries (see appendHash), in one string.
+func (a *appendCall) packHashes() {
 	size := 0
 	for i := range a.entries {
-		e := &a.entries[i]
-		size += len(e.Event.ID) + len(e.Token) + len(e.Hash) + binary.MaxVarintLen32
+		size += len(a.entries[i].Hash) + binary.MaxVarintLen32
 	}
 	buf := make([]byte, 0, size)
-	ends := make([]int, 0, 3*len(a.entries))
+	a.ends = make([]int, len(a.entries))
 	for i := range a.entries {
-		e := &a.entries[i]
-		buf = append(buf, e.Event.ID...)
-		ends = append(ends, len(buf))
-		buf = append(buf, e.Token...)
-		ends = append(ends, len(buf))
-		buf = appendHash(buf, e.Hash)
-		ends = append(ends, len(buf))
+		buf = appendHash(buf, a.entries[i].Hash)
+		a.ends[i] = len(buf)
 	}
-	s := string(buf)
-	own := make([]owned, len(a.entries))
+	a.hashes = string(buf)
+}
+
+// hash returns entry i's hash, packed.
+func (a *appendCall) hash(i int) string {
 	start := 0
-	for i := range own {
-		e := ends[3*i : 3*i+3]
-		own[i] = owned{id: s[start:e[0]], token: s[e[0]:e[1]], hash: s[e[1]:e[2]]}
-		start = e[2]
+	if i > 0 {
+		start = a.ends[i-1]
 	}
-	return own
+	return a.hashes[start:a.ends[i]]
 }
 
 // decide fills results and returns the entries to store, in order. It records each entry kept in the
 // index as it goes, so that later entries of the call see it, as they would had it been stored by an
 // earlier call; undo takes the changes back.
-func (a *appendCall) decide(accept func(i int) error, own []owned) ([]int, error) {
-	x := a.x
-	var keep []int
+func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
+	objects, tokens := &a.x.objects, &a.x.tokens
+	keep := make([]int, 0, len(a.entries))
+	a.changes = make([]change, 0, len(a.entries))
 	a.last = a.base
 	for i := range a.entries {
-		e, o := &a.entries[i], &own[i]
+		e := &a.entries[i]
+		var tn name
+		var tk uint64
+		var tTaken bool
 		if e.Token != "" {
-			if pos := x.tokens[e.Token]; pos > 0 {
-				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+			tn = name{0, e.Token}
+			tk = key(tn)
+			j, found, taken := tokens.get(tk, tn)
+			if found {
+				a.results[i] = rankd.AppendResult{Pos: tokens.at(j).pos, Duplicate: true}
 				continue
 			}
+			tTaken = taken
 		}
 		// Only the latest version counts: A, B, A are three versions, a second A after them is not.
-		key := objectKey{e.Event.Type, e.Event.ID}
-		v, had := x.objects[key]
-		if v.pos > 0 && e.Hash != "" && o.hash == v.hash {
-			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
-			continue
+		on := name{uint8(e.Event.Type), e.Event.ID}
+		ok := key(on)
+		j, found, taken := objects.get(ok, on)
+		h := a.hash(i)
+		var o *entry
+		if found {
+			o = objects.at(j)
+			if e.Hash != "" && objects.sameHash(&o.hash, h) {
+				a.results[i] = rankd.AppendResult{Pos: o.pos, Duplicate: true}
+				continue
+			}
 		}
 		if accept != nil {
 			if err := accept(i); err != nil {
@@ -207,59 +214,72 @@ func (a *appendCall) decide(accept func(i int) error, own []owned) ([]int, error
 		}
 		a.last++
 		a.results[i] = rankd.AppendResult{Pos: a.last}
-		key.id = o.id
-		a.changes = append(a.changes, change{key: key, prev: v, had: had})
-		x.objects[key] = version{pos: a.last, hash: o.hash}
+		if found {
+			a.changes = append(a.changes, change{i: j, pos: o.pos, hash: o.hash})
+			o.pos, o.hash = a.last, objects.makeDigest(h)
+		} else {
+			j = objects.add(ok, on, taken, a.last, objects.makeDigest(h))
+			a.changes = append(a.changes, change{i: j, added: true})
+		}
 		if e.Token != "" {
-			x.tokens[o.token] = a.last
-			a.tokens = append(a.tokens, o.token)
+			tokens.add(tk, tn, tTaken, a.last, hashDigest{})
+			a.tokens++
 		}
 		keep = append(keep, i)
 	}
 	return keep, nil
 }
 
-// undo takes back the changes the call made to the index.
+// undo takes back the changes the call made to the index, last first.
 func (a *appendCall) undo() {
 	if !a.locked {
 		return
 	}
+	objects, tokens := &a.x.objects, &a.x.tokens
 	for i := len(a.changes) - 1; i >= 0; i-- {
 		c := &a.changes[i]
-		if c.had {
-			a.x.objects[c.key] = c.prev
+		if c.added {
+			objects.removeLast()
 		} else {
-			delete(a.x.objects, c.key)
+			e := objects.at(c.i)
+			e.pos, e.hash = c.pos, c.hash
 		}
 	}
-	for _, t := range a.tokens {
-		delete(a.x.tokens, t)
+	for range a.tokens {
+		tokens.removeLast()
 	}
-	a.changes, a.tokens = nil, nil
+	objects.arena.truncate(a.arenas[0])
+	tokens.arena.truncate(a.arenas[1])
+	a.changes, a.tokens = nil, 0
 }
 
 // store stores the entries kept, in segments of about maxSegmentBytes of data.
-func (a *appendCall) store(keep []int, own []owned, stored int64) error {
+func (a *appendCall) store(keep []int, stored int64) error {
 	size := 0
 	for _, i := range keep {
-		size += len(a.entries[i].Data) + 1
+		size += len(a.entries[i].Data) + binary.MaxVarintLen32
 	}
 	size = min(size, maxSegmentBytes+size/len(keep))
-	w := segmentWriter{keys: make([]byte, 0, 64*len(keep)), data: make([]byte, 0, 1+size+2*len(keep))}
+	w := writers.Get().(*segmentWriter)
+	defer writers.Put(w)
+	w.keys = slices.Grow(w.keys[:0], 1+64*len(keep))
+	w.data = slices.Grow(w.data[:0], 1+size)
 	w.reset()
 	insert := a.tx.StmtContext(a.ctx, a.db.stmts.insertSegment)
 	first := a.results[keep[0]].Pos
 	flush := func() error {
+		// The driver copies the blobs: w is free again when the statement returns.
 		if _, err := insert.ExecContext(a.ctx, a.x.key, first, w.count, stored, w.keys, w.data); err != nil {
 			return err
 		}
-		a.segments = append(a.segments, segment{first: first, count: w.count, keys: string(w.keys)})
+		a.segments++
+		a.bytes += len(w.keys) + len(w.data)
 		first += int64(w.count)
 		w.reset()
 		return nil
 	}
 	for _, i := range keep {
-		w.add(&a.entries[i], own[i].hash)
+		w.add(&a.entries[i], a.hash(i))
 		if len(w.data) >= maxSegmentBytes {
 			if err := flush(); err != nil {
 				return err
@@ -272,22 +292,8 @@ func (a *appendCall) store(keep []int, own []owned, stored int64) error {
 	return flush()
 }
 
-// indexList adds the committed segments to the index's submissions list, when the list is where the log
-// was before the call. A list behind (never read, or read from an older log) is caught up with when
-// next read; one ahead already has them.
-func (a *appendCall) indexList() {
-	x := a.x
-	x.listMu.Lock()
-	defer x.listMu.Unlock()
-	if x.listPos != a.base {
-		return
-	}
-	for _, s := range a.segments {
-		if x.apply(listPart, s.first, s.count, s.keys) != nil {
-			return // cannot be: the segment was just written; a reader will catch up with the log
-		}
-	}
-}
+// writers are the segment writers of Append calls, whose buffers are reused from one call to the next.
+var writers = sync.Pool{New: func() any { return new(segmentWriter) }}
 
 // Replay calls fn with the entries of a contest after position after, in order; see rankd.EventLog. The
 // segments are streamed from one read transaction, a consistent snapshot: entries appended meanwhile are

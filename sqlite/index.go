@@ -14,44 +14,32 @@ import (
 
 // index is what the store keeps in memory of a contest's log: the latest version of every object and the
 // position of every token (to find duplicates), and the submissions list. It is derived from the log alone
-// (the keys of its segments), read once per contest when first needed and brought up to date by every
-// Append; a log another process appended to is caught up with from the file.
+// (the keys of its segments), read once per contest when first needed; a log another process appended to
+// is caught up with from the file.
 //
 // Its two parts have a lock each. The log's state (objects, tokens) is Append's alone: a call holds mu
 // from the start of its transaction to its end, and changes the state as it decides, undoing the changes
-// if it fails. The submissions list is read by Submissions too: a call adds what it stored once it is
-// committed. Lock order: the writer's connection (a transaction), mu, listMu; DB.mu is taken alone.
+// if it fails. It is kept in tables the garbage collector does not scan (see table). The submissions list
+// is Submissions' alone: each call catches it up with the segments committed since the last one, so that
+// Append, the store's serial path, never spends time on it. Lock order: the writer's connection (a
+// transaction), mu; listMu alone; DB.mu alone.
 type index struct {
 	key int64 // the contest's key
 
 	mu      sync.Mutex
-	pos     int64                 // the last position of the log that objects and tokens hold
-	objects map[objectKey]version // ids and hashes are slices of strings the index owns
-	tokens  map[string]int64
+	pos     int64 // the last position of the log that objects and tokens hold
+	objects table // by type and id (see key): the latest version's position and hash
+	tokens  table // by token (tag 0): the position
 
 	listMu  sync.RWMutex
 	listPos int64 // the last position of the log that subs holds
 	subs    submissionList
 }
 
-// objectKey names an object of a contest's log: what the versions of one object share.
-type objectKey struct {
-	typ rankd.EventType
-	id  string
-}
-
-// version is where an object's latest version is in the log and its hash, packed (see appendHash).
-type version struct {
-	pos  int64
-	hash string
-}
-
 func newIndex(key int64) *index {
 	return &index{
-		key:     key,
-		objects: make(map[objectKey]version),
-		tokens:  make(map[string]int64),
-		subs:    submissionList{byID: make(map[string]*rankd.SubmissionRecord), team: make(map[string][]*rankd.SubmissionRecord)},
+		key:  key,
+		subs: submissionList{byID: make(map[string]*rankd.SubmissionRecord), team: make(map[string][]*rankd.SubmissionRecord)},
 	}
 }
 
@@ -115,7 +103,7 @@ func (x *index) catchUp(ctx context.Context, q querier, part int, after int64) e
 }
 
 // apply adds a segment's keys to a part of x: the entries from position first, which must follow the
-// part's position. The index keeps slices of keys.
+// part's position. The submissions list keeps slices of keys.
 func (x *index) apply(part int, first int64, count int, keys string) error {
 	pos := &x.pos
 	if part == listPart {
@@ -131,10 +119,7 @@ func (x *index) apply(part int, first int64, count int, keys string) error {
 			return fmt.Errorf("position %d: %w", p, err)
 		}
 		if part == logPart {
-			x.objects[objectKey{k.typ, k.id}] = version{pos: p, hash: k.hash}
-			if k.token != "" {
-				x.tokens[k.token] = p
-			}
+			x.put(&k, p)
 			continue
 		}
 		switch k.list {
@@ -150,6 +135,30 @@ func (x *index) apply(part int, first int64, count int, keys string) error {
 	}
 	*pos = first + int64(count) - 1
 	return nil
+}
+
+// put records in the index's log part the entry at position p, whose keys are k.
+func (x *index) put(k *keyRecord, p int64) {
+	o := &x.objects
+	n := name{uint8(k.typ), k.id}
+	ok := key(n)
+	if i, found, taken := o.get(ok, n); found {
+		e := o.at(i)
+		e.pos, e.hash = p, o.makeDigest(k.hash)
+	} else {
+		o.add(ok, n, taken, p, o.makeDigest(k.hash))
+	}
+	if k.token == "" {
+		return
+	}
+	t := &x.tokens
+	n = name{0, k.token}
+	tk := key(n)
+	if i, found, taken := t.get(tk, n); found {
+		t.at(i).pos = p
+	} else {
+		t.add(tk, n, taken, p, hashDigest{})
+	}
 }
 
 // readIndex returns the index of a contest, its submissions list up to date with the log as the readers

@@ -9,7 +9,9 @@
 // The log is stored in segments, one row per Append call, so that a call of thousands of entries costs a
 // few B-tree writes rather than several per entry. What deduplication and the submissions list need is
 // kept in memory per contest (an index, see index.go), read from the log's segments when first needed and
-// kept up to date by Append: its memory grows with the number of objects of the contests in use.
+// kept up to date by Append and Submissions: its memory grows with the number of objects of the contests
+// in use. The WAL
+// is copied back into the database file (checkpointed) in the background, off Append's path.
 package sqlite
 
 import (
@@ -22,6 +24,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"rankd"
@@ -54,7 +57,27 @@ type DB struct {
 
 	mu      sync.Mutex        // guards indexes
 	indexes map[string]*index // by contest id: the contests whose index was needed since Open
+
+	// The WAL is checkpointed (copied into the database file) in the background, off Append's path, on a
+	// connection of its own: Append adds what it wrote to walBytes and wakes the checkpointer once it
+	// exceeds checkpointBytes. Checkpoints do not affect durability: a commit is durable in the WAL.
+	ckpt     *sql.DB
+	walBytes atomic.Int64
+	kick     chan struct{} // never closed: Append may send to it while Close runs
+	quit     chan struct{} // closed by Close
+	stop     sync.Once
+	done     chan struct{} // closed when the checkpointer returns
 }
+
+// checkpointBytes is how much Append writes to the WAL between two checkpoints (about SQLite's default of
+// 1000 pages). Should the checkpointer fall behind, the writer checkpoints itself at writerCheckpointPages.
+// A WAL file that grew beyond walSizeLimit (readers kept it from being reused) is truncated to it when
+// reused.
+const (
+	checkpointBytes       = 4 << 20
+	writerCheckpointPages = 16000
+	walSizeLimit          = 64 << 20
+)
 
 // Option configures Open.
 type Option func(*DB)
@@ -90,7 +113,8 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 	// statement journals, if a statement needs one, live in memory rather than in temporary files.
 	db.write, err = sql.Open("sqlite", dsn(db.path, "_txlock=immediate",
 		"_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)", "_pragma=foreign_keys(1)",
-		"_pragma=temp_store(MEMORY)"))
+		"_pragma=temp_store(MEMORY)", fmt.Sprintf("_pragma=wal_autocheckpoint(%d)", writerCheckpointPages),
+		fmt.Sprintf("_pragma=journal_size_limit(%d)", walSizeLimit)))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
@@ -123,6 +147,15 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
+
+	db.ckpt, err = sql.Open("sqlite", dsn(db.path, "_pragma=synchronous(FULL)"))
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	db.ckpt.SetMaxOpenConns(1)
+	db.kick, db.quit, db.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go db.checkpointer()
 	return db, nil
 }
 
@@ -161,7 +194,14 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the store. Calls in progress finish first; later calls fail.
 func (db *DB) Close() error {
+	if db.quit != nil {
+		db.stop.Do(func() { close(db.quit) })
+		<-db.done
+	}
 	errs := []error{db.stmts.close()}
+	if db.ckpt != nil {
+		errs = append(errs, db.ckpt.Close())
+	}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
 	}
@@ -173,6 +213,33 @@ func (db *DB) Close() error {
 		return fmt.Errorf("sqlite: close: %w", err)
 	}
 	return nil
+}
+
+// wroteWAL records that Append wrote n bytes to the WAL, and wakes the checkpointer when it is time.
+func (db *DB) wroteWAL(n int) {
+	if db.walBytes.Add(int64(n)) < checkpointBytes {
+		return
+	}
+	db.walBytes.Store(0)
+	select {
+	case db.kick <- struct{}{}:
+	default: // a checkpoint is due already
+	}
+}
+
+// checkpointer checkpoints the WAL each time it is woken, until Close. A PASSIVE checkpoint copies what
+// no reader still needs and never blocks the writer; a failed one is retried at the next wake-up, the WAL
+// meanwhile holding every commit.
+func (db *DB) checkpointer() {
+	defer close(db.done)
+	for {
+		select {
+		case <-db.quit:
+			return
+		case <-db.kick:
+			_, _ = db.ckpt.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		}
+	}
 }
 
 // fail wraps err, the failure of operation op, for the caller. When ctx is done, its error is the cause

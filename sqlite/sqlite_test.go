@@ -69,6 +69,40 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceCollisions runs the suite with an index whose names nearly all collide (four hashes for
+// every name): the index tells them apart by their bytes, and undoes a failed call all the same.
+func TestConformanceCollisions(t *testing.T) {
+	defer sqlite.SetKeyMask(3)()
+	storetest.Run(t, func(t *testing.T) storetest.Store {
+		return MustOpen(t, t.TempDir())
+	})
+}
+
+// TestBackgroundCheckpoint: what Append writes to the WAL is copied into the database file in the
+// background, without a close.
+func TestBackgroundCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	db := MustOpen(t, dir)
+	size := func() int64 {
+		fi, err := os.Stat(filepath.Join(dir, sqlite.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	tr := &traffic{}
+	for range 30 { // about 8 MB
+		storetest.MustAppend(t, db, "c1", tr.entries(1000)...)
+	}
+	for deadline := time.Now().Add(10 * time.Second); size() < before+4<<20; {
+		if time.Now().After(deadline) {
+			t.Fatalf("database file: got %d bytes, want at least %d: no checkpoint", size(), before+4<<20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // fixedClock returns a clock that reads t.
 func fixedClock(t time.Time) sqlite.Option {
 	return sqlite.WithNow(func() time.Time { return t })
