@@ -2,8 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -11,89 +9,6 @@ import (
 	"rankd"
 	"rankd/storetest"
 )
-
-// traffic makes the entries of a contest's usual ingest traffic, as the engine hands them to the store: CCS
-// event-feed lines of 200 to 300 bytes, hashed the engine's way (hex of 16 bytes of SHA-256), without
-// tokens. Every submission is new and is followed by its judgement; one judgement in ten is first sent
-// without a verdict and sent again, under the same id, with its verdict some entries later.
-type traffic struct {
-	next    int   // the next submission's number
-	judge   bool  // the judgement of the last submission comes next
-	resends []int // the submissions whose judgement waits for its verdict, oldest first
-	tokens  bool  // give every entry a token
-}
-
-var verdicts = []string{"AC", "WA", "TLE", "WA", "RTE", "AC", "WA", "CE"}
-
-// entries returns the next n entries.
-func (tr *traffic) entries(n int) []rankd.LogEntry {
-	entries := make([]rankd.LogEntry, 0, n)
-	for len(entries) < n {
-		switch {
-		case tr.judge:
-			s := tr.next - 1
-			pending := s%10 == 3
-			if pending {
-				tr.resends = append(tr.resends, s)
-			}
-			entries = append(entries, tr.judgement(s, !pending))
-			tr.judge = false
-		// A verdict comes about 20 entries after its pending judgement.
-		case len(tr.resends) > 0 && tr.next-tr.resends[0] >= 10:
-			entries = append(entries, tr.judgement(tr.resends[0], true))
-			tr.resends = tr.resends[1:]
-		default:
-			entries = append(entries, tr.submission(tr.next))
-			tr.next++
-			tr.judge = true
-		}
-	}
-	if tr.tokens {
-		for i := range entries {
-			entries[i].Token = fmt.Sprintf("cdi%d-%d", tr.next, i)
-			entries[i].Event.Token = entries[i].Token
-		}
-	}
-	return entries
-}
-
-// contestTime formats a contest time the CCS way.
-func contestTime(d time.Duration) string {
-	ms := d.Milliseconds()
-	return fmt.Sprintf("%d:%02d:%02d.%03d", ms/3_600_000, ms/60_000%60, ms/1000%60, ms%1000)
-}
-
-func (tr *traffic) submission(s int) rankd.LogEntry {
-	id := fmt.Sprint(1000 + s)
-	team := fmt.Sprint(1 + s*7919%130)
-	problem := fmt.Sprintf("%c-some-problem-name-%06d", 'A'+s%13, s%13*7717)
-	t := time.Duration(s) * 397 * time.Millisecond
-	data := fmt.Sprintf(`{"type":"submissions","id":%q,"data":{"id":%q,"problem_id":%q,"team_id":%q,"language_id":"cpp","contest_time":%q,"time":"2025-03-02T09:34:48.183Z"}}`,
-		id, id, problem, team, contestTime(t))
-	e := logEntry(rankd.EventSubmission, id, data)
-	e.Event.Submission = &rankd.Submission{ID: id, TeamID: team, ProblemID: problem, Time: t}
-	return e
-}
-
-func (tr *traffic) judgement(s int, verdict bool) rankd.LogEntry {
-	id := fmt.Sprint(5000 + s)
-	t := contestTime(time.Duration(s)*397*time.Millisecond + time.Second)
-	var data string
-	if verdict {
-		data = fmt.Sprintf(`{"type":"judgements","id":%q,"data":{"id":%q,"submission_id":"%d","judgement_type_id":%q,"start_contest_time":%q,"start_time":"2025-03-02T09:34:49.110Z","end_contest_time":%q,"end_time":"2025-03-02T09:34:52.297Z"}}`,
-			id, id, 1000+s, verdicts[s%len(verdicts)], t, t)
-	} else {
-		data = fmt.Sprintf(`{"type":"judgements","id":%q,"data":{"id":%q,"submission_id":"%d","start_contest_time":%q,"start_time":"2025-03-02T09:34:49.110Z"}}`,
-			id, id, 1000+s, t)
-	}
-	return logEntry(rankd.EventJudgement, id, data)
-}
-
-// logEntry returns the entry of an object's line, hashed as the engine hashes it.
-func logEntry(typ rankd.EventType, id, data string) rankd.LogEntry {
-	sum := sha256.Sum256([]byte(data))
-	return rankd.LogEntry{Event: rankd.Event{Type: typ, ID: id}, Data: []byte(data), Hash: hex.EncodeToString(sum[:16])}
-}
 
 // BenchmarkAppend measures one Append call of a batch of the usual traffic: the batch=1 case is a commit
 // (an fsync) per entry, the larger ones the group commit the engine does. The tokens case gives every entry
@@ -112,13 +27,13 @@ func BenchmarkAppend(b *testing.B) {
 			db := MustOpen(b, b.TempDir())
 			ctx := context.Background()
 			accept := func(int) error { return nil }
-			tr := &traffic{tokens: c.tokens}
+			tr := &storetest.Traffic{Tokens: c.tokens}
 			b.ReportAllocs()
 			n := 0
 			var cpu time.Duration
 			for b.Loop() {
 				b.StopTimer()
-				entries := tr.entries(c.size)
+				entries := tr.Entries(c.size)
 				n += len(entries)
 				b.StartTimer()
 				t := cpuTime()
@@ -142,9 +57,9 @@ func BenchmarkReplay(b *testing.B) {
 	for _, c := range []struct{ n, batch int }{{100_000, 5000}, {20_000, 10}} {
 		b.Run(fmt.Sprintf("batch=%d", c.batch), func(b *testing.B) {
 			db := MustOpen(b, b.TempDir())
-			tr := &traffic{}
+			tr := &storetest.Traffic{}
 			for i := 0; i < c.n; i += c.batch {
-				storetest.MustAppend(b, db, "c1", tr.entries(c.batch)...)
+				storetest.MustAppend(b, db, "c1", tr.Entries(c.batch)...)
 			}
 			ctx := context.Background()
 			b.ReportAllocs()

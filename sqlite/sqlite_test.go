@@ -91,9 +91,9 @@ func TestBackgroundCheckpoint(t *testing.T) {
 		return fi.Size()
 	}
 	before := size()
-	tr := &traffic{}
+	tr := &storetest.Traffic{}
 	for range 30 { // about 8 MB
-		storetest.MustAppend(t, db, "c1", tr.entries(1000)...)
+		storetest.MustAppend(t, db, "c1", tr.Entries(1000)...)
 	}
 	for deadline := time.Now().Add(10 * time.Second); size() < before+4<<20; {
 		if time.Now().After(deadline) {
