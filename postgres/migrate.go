@@ -5,13 +5,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"rankd/migrate"
 )
 
 // The schema's migrations, migrations/NNNN_name.sql, numbered from 1 without gaps. A migration, once
@@ -20,44 +17,8 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// migration is one step of the schema.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations are the embedded migrations in version order. Reading them cannot fail at run time (they are
-// compiled in), so a malformed set panics at start-up, which every test run sees.
-var migrations = mustLoadMigrations(migrationFiles)
-
-func mustLoadMigrations(fsys fs.FS) []migration {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
-	if err != nil {
-		panic(err)
-	}
-	var ms []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			panic(fmt.Sprintf("postgres: migration %s: name is not NNNN_name.sql", base))
-		}
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			panic(err)
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			panic(fmt.Sprintf("postgres: migration %s: version %d, want %d", m.name, m.version, i+1))
-		}
-	}
-	return ms
-}
+// migrations are the embedded migrations in version order.
+var migrations = migrate.MustLoad(migrationFiles, "migrations")
 
 // SchemaVersion is the schema version this build writes: the number of its latest migration.
 func SchemaVersion() int { return len(migrations) }
@@ -105,11 +66,11 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	for _, m := range migrations[current:] {
 		// The simple protocol runs a file of several statements as one.
-		if _, err := tx.Exec(ctx, m.sql, pgx.QueryExecModeSimpleProtocol); err != nil {
-			return fail(ctx, "migrate "+m.name, err)
+		if _, err := tx.Exec(ctx, m.SQL, pgx.QueryExecModeSimpleProtocol); err != nil {
+			return fail(ctx, "migrate "+m.Name, err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
-			return fail(ctx, "migrate "+m.name, err)
+		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
+			return fail(ctx, "migrate "+m.Name, err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
