@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 
 	"github.com/valyala/fastjson"
 
@@ -47,6 +48,14 @@ func (s *Server) postObjects(t rankd.EventType) handlerFunc {
 // one JSON object that is rejected answers with the error itself.
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventType) error {
 	contestID := r.PathValue("cid")
+	var problemsOnly bool
+	switch q := r.URL.Query().Get("results"); q {
+	case "", "all":
+	case "problems":
+		problemsOnly = true
+	default:
+		return rankd.Errorf(rankd.EINVALID, "results must be all or problems, not %q", q)
+	}
 	body, err := readBody(w, r, s.maxBody())
 	if err != nil {
 		return err
@@ -68,6 +77,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	if single && len(resp.Results) == 1 && resp.Results[0].Status == engine.StatusRejected {
 		res := resp.Results[0]
 		return &rankd.Error{Code: res.Code, Message: res.Message}
+	}
+	if problemsOnly {
+		// A large import asks for the events that were not accepted only: the counts say the rest.
+		resp.Results = slices.DeleteFunc(resp.Results, func(r itemResult) bool { return r.Status == engine.StatusAccepted })
 	}
 	return writeIngest(w, http.StatusOK, &resp)
 }

@@ -122,3 +122,22 @@ func TestIngestErrors(t *testing.T) {
 		})
 	}
 }
+
+// ?results=problems answers with the counts and the events that were not accepted only.
+func TestIngestResultsProblemsOnly(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	var res ingestResponse
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events?results=problems", judgeToken, strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+		`{"type":"submissions","data":{"id":"s11","team_id":"nobody","problem_id":"B","contest_time":"2:00:00"}}`,
+		`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+	}, "\n")+"\n", &res)
+	if res.Accepted != 1 || res.Rejected != 1 || res.Duplicates != 1 || len(res.Results) != 2 ||
+		res.Results[0].Item != 2 || res.Results[1].Status != "duplicate" {
+		t.Errorf("got %+v, want counts 1/1/1 and items 2 (rejected) and 3 (duplicate)", res)
+	}
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events?results=some", judgeToken, "{}"); r.Status != http.StatusBadRequest {
+		t.Errorf("results=some: got %d, want 400", r.Status)
+	}
+}

@@ -225,7 +225,7 @@ func loadIngest(ctx context.Context, client *http.Client, base, token, path stri
 	begin := time.Now()
 	send := func() error {
 		t := time.Now()
-		req, err := http.NewRequestWithContext(ctx, "POST", base+"/events", bytes.NewReader(buf.Bytes()))
+		req, err := http.NewRequestWithContext(ctx, "POST", base+"/events?results=problems", bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			return err
 		}
