@@ -3,14 +3,11 @@ package http_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"rankd"
 	"rankd/engine"
@@ -20,35 +17,15 @@ import (
 
 // Until the engine has restored every contest, /readyz says 503 while /healthz says 200.
 func TestReadyOnlyWhenRestored(t *testing.T) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	auth, err := rankdhttp.NewAuth(rankdhttp.Config{}, "", "", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	e := engine.New(db, nil)
-	ts := httptest.NewServer(rankdhttp.NewServer(e, db, auth, reg, reg))
-	defer ts.Close()
-	get := func(path string) int {
-		resp, err := http.Get(ts.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	e := MustOpenWith(t, options{unrestored: true})
+	get := func(path string) int { return e.Do(t, "GET", path, "", nil).Status }
 	if got := get("/readyz"); got != http.StatusServiceUnavailable {
 		t.Errorf("readyz before Open: got %d, want 503", got)
 	}
 	if got := get("/healthz"); got != http.StatusOK {
 		t.Errorf("healthz before Open: got %d, want 200", got)
 	}
-	if err := e.Open(ctx); err != nil {
+	if err := e.engine.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := get("/readyz"); got != http.StatusOK {
@@ -117,29 +94,11 @@ func TestConfigTokens(t *testing.T) {
 
 // A configured team token reads its own team view.
 func TestConfiguredTeamToken(t *testing.T) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	cfg := rankdhttp.Config{Tokens: []rankdhttp.ConfigToken{{Token: "team-token-0123456789", Role: "team", Contest: "c1", Team: "t2"}}}
-	auth, err := rankdhttp.NewAuth(cfg, adminToken, judgeToken, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	e := engine.New(db, nil)
-	if err := e.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
-	ts := httptest.NewServer(rankdhttp.NewServer(e, db, auth, reg, reg))
-	defer ts.Close()
-	env := &env{URL: ts.URL}
-	env.MustContest(t)
+	e := MustOpenWith(t, options{config: cfg})
+	e.MustContest(t)
 	var sb struct{ View string }
-	env.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "team-token-0123456789", nil, &sb)
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "team-token-0123456789", nil, &sb)
 	if sb.View != "team:t2" {
 		t.Errorf("got view %q, want team:t2", sb.View)
 	}
@@ -164,26 +123,11 @@ func (s *blockingStore) Append(ctx context.Context, contestID string, entries []
 // A public page already rendered is served while a commit is in progress: a public reader never waits
 // for the board, so the time of its answer says nothing of frozen judgements being committed.
 func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	store := &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
-	auth, err := rankdhttp.NewAuth(rankdhttp.Config{}, adminToken, judgeToken, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	e := engine.New(store, nil)
-	if err := e.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
-	ts := httptest.NewServer(rankdhttp.NewServer(e, db, auth, reg, reg))
-	defer ts.Close()
-	env := &env{URL: ts.URL}
+	var store *blockingStore
+	env := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
+		store = &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
+		return store
+	}})
 	go func() { // let the contest's own commits through
 		for range 2 {
 			<-store.holding
@@ -202,7 +146,7 @@ func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
 	<-store.holding // the frozen judgement's commit is under way, holding the board
 	read := make(chan int, 1)
 	go func() {
-		resp, err := http.Get(ts.URL + "/api/v1/contests/c1/scoreboard")
+		resp, err := http.Get(env.URL + "/api/v1/contests/c1/scoreboard")
 		if err != nil {
 			read <- 0
 			return

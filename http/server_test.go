@@ -34,7 +34,19 @@ type env struct {
 }
 
 // MustOpen starts a server over a store in a temporary directory; the clock reads 4:30 into the contest.
-func MustOpen(tb testing.TB) *env {
+func MustOpen(tb testing.TB) *env { return MustOpenWith(tb, options{}) }
+
+// options vary the server MustOpenWith starts.
+type options struct {
+	config rankdhttp.Config
+	// wrap, when set, puts something between the engine and the store (a store that fails or waits).
+	wrap func(*sqlite.DB) engine.Store
+	// unrestored leaves the engine to be opened by the test.
+	unrestored bool
+}
+
+// MustOpenWith is MustOpen with options.
+func MustOpenWith(tb testing.TB, o options) *env {
 	tb.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, tb.TempDir())
@@ -42,14 +54,20 @@ func MustOpen(tb testing.TB) *env {
 		tb.Fatal(err)
 	}
 	e := &env{now: contestStart.Add(4*time.Hour + 30*time.Minute)}
-	auth, err := rankdhttp.NewAuth(rankdhttp.Config{}, adminToken, judgeToken, db)
+	auth, err := rankdhttp.NewAuth(o.config, adminToken, judgeToken, db)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	var store engine.Store = db
+	if o.wrap != nil {
+		store = o.wrap(db)
+	}
 	reg := prometheus.NewRegistry()
-	e.engine = engine.New(db, engine.NewMetrics(reg))
-	if err := e.engine.Open(ctx); err != nil {
-		tb.Fatal(err)
+	e.engine = engine.New(store, engine.NewMetrics(reg))
+	if !o.unrestored {
+		if err := e.engine.Open(ctx); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	s := rankdhttp.NewServer(e.engine, db, auth, reg, reg)
 	s.Now = func() time.Time { return e.now }
