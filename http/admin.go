@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -25,18 +26,18 @@ type contestBundle struct {
 	Teams          []json.RawMessage `json:"teams"`
 }
 
-// lines returns the bundle as feed lines.
+// lines returns the bundle as feed lines, each object on one line however the request laid it out.
 func (cb *contestBundle) lines() [][]byte {
 	var lines [][]byte
 	add := func(t rankd.EventType, objs ...json.RawMessage) {
 		for _, o := range objs {
-			var l []byte
-			l = append(l, `{"type":"`...)
-			l = append(l, t.String()...)
-			l = append(l, `","data":`...)
-			l = append(l, o...)
-			l = append(l, '}')
-			lines = append(lines, l)
+			var l bytes.Buffer
+			l.WriteString(`{"type":"`)
+			l.WriteString(t.String())
+			l.WriteString(`","data":`)
+			_ = json.Compact(&l, o) // o is valid JSON: the bundle decoded
+			l.WriteByte('}')
+			lines = append(lines, l.Bytes())
 		}
 	}
 	if len(cb.Contest) > 0 {
@@ -83,7 +84,7 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	if len(cb.JudgementTypes) == 0 {
 		lines = append(lines[:1], append(defaultJudgementTypeLines(), lines[1:]...)...)
 	}
-	resp, err := s.ingestLines(r, id, lines)
+	resp, err := s.ingestFeed(r, id, bytes.Join(lines, []byte{'\n'}))
 	if err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err != nil {
 		return err
 	}
-	resp, err := s.ingestLines(r, id, cb.lines())
+	resp, err := s.ingestFeed(r, id, bytes.Join(cb.lines(), []byte{'\n'}))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -128,5 +129,19 @@ func TestUpdateContest(t *testing.T) {
 	contest["id"] = "other"
 	if r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest}); r.Status != http.StatusBadRequest {
 		t.Errorf("PATCH with another id: got %d, want 400", r.Status)
+	}
+}
+
+// A bundle laid out over many lines, as people write JSON, defines the contest as a compact one does.
+func TestCreateContestFromIndentedJSON(t *testing.T) {
+	e := MustOpen(t)
+	body, err := json.MarshalIndent(testContest(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Accepted, Rejected int }
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, string(body), &res)
+	if res.Rejected != 0 || res.Accepted < 7 {
+		t.Errorf("got %+v, want every object accepted", res)
 	}
 }

@@ -60,17 +60,15 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	if err != nil {
 		return err
 	}
-	var lines [][]byte
-	single := false
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/x-ndjson" && t == rankd.EventUnknown {
-		lines = bytes.Split(bytes.TrimRight(body, "\n"), []byte{'\n'})
-	} else {
-		lines, single, err = jsonLines(body, t)
-		if err != nil {
+	feed, single := body, false
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/x-ndjson" || t != rankd.EventUnknown {
+		var lines [][]byte
+		if lines, single, err = jsonLines(body, t); err != nil {
 			return err
 		}
+		feed = bytes.Join(lines, []byte{'\n'})
 	}
-	resp, err := s.ingestLines(r, contestID, lines)
+	resp, err := s.ingestFeed(r, contestID, feed)
 	if err != nil {
 		return err
 	}
@@ -140,10 +138,10 @@ type item struct {
 // overlaps the decoding of the next.
 const decodeChunk = 1000
 
-// ingestLines decodes feed lines into log entries and submits them, in parts, and answers for each line.
-// The contest's definition is read first, unseen, so that absolute times in the lines are read against the
-// contest's start.
-func (s *Server) ingestLines(r *http.Request, contestID string, lines [][]byte) (ingestResponse, error) {
+// ingestFeed decodes event-feed lines into log entries and submits them, in parts, and answers for each
+// line. The contest's definition is read first, unseen, so that absolute times in the lines are read against
+// the contest's start.
+func (s *Server) ingestFeed(r *http.Request, contestID string, feed []byte) (ingestResponse, error) {
 	var prefix []byte
 	err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c := b.Contest()
@@ -160,15 +158,8 @@ func (s *Server) ingestLines(r *http.Request, contestID string, lines [][]byte) 
 		return ingestResponse{}, err
 	}
 	skip := bytes.Count(prefix, []byte{'\n'})
-	var feed bytes.Buffer
-	feed.Grow(len(prefix) + len(lines)*256)
-	feed.Write(prefix)
-	for _, l := range lines {
-		feed.Write(bytes.TrimSpace(l))
-		feed.WriteByte('\n')
-	}
-	rd := ccs.NewReader(&feed)
-	items := make([]item, 0, len(lines))
+	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), bytes.NewReader(feed)))
+	items := make([]item, 0, bytes.Count(feed, []byte{'\n'})+1)
 	var parts []part
 	queued := 0 // items queued so far
 	queue := func() error {
