@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -213,13 +214,17 @@ func (e *Engine) restore(ctx context.Context, id string) (*contest, error) {
 func (e *Engine) replay(ctx context.Context, c *contest) error {
 	pr, pw := io.Pipe()
 	go func() {
+		// Buffered, so that the pipe hands over blocks of lines rather than each line (a goroutine switch).
+		bw := bufio.NewWriterSize(pw, 64<<10)
 		err := e.store.Replay(ctx, c.id, c.pos, func(le *rankd.LogEntry) error {
-			if _, err := pw.Write(le.Data); err != nil {
+			if _, err := bw.Write(le.Data); err != nil {
 				return err
 			}
-			_, err := pw.Write([]byte{'\n'})
-			return err
+			return bw.WriteByte('\n')
 		})
+		if err == nil {
+			err = bw.Flush()
+		}
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
