@@ -15,11 +15,13 @@ import (
 
 // The push: every change of a board reaches the clients that follow its view as frames. Per contest and
 // view (a channel), the rows that changed during a tick become one diff frame: each such row with its
-// content (only the cells that changed, for a row the client has) and its place (position and sort key), numbered with the view's sequence number (seq) and the
-// number of the frame before it (base_seq). A client holding the view at any sequence number from base_seq
-// on applies it: it takes the listed rows out, puts them back at their positions in increasing order, and
-// works out every rank from the keys (rows with equal keys share a rank). A row that left the view is in
-// removed. The last frames of each channel are kept, so a client that reconnects resumes where it was.
+// content and its place (position and sort key), numbered with the view's sequence number (seq) and the
+// number of the frame before it (base_seq). A client holding the view at base_seq applies it: it takes the
+// listed rows out, puts them back at their positions in increasing order, and works out every rank from the
+// keys (rows with equal keys share a rank). A row that left the view is in removed. A row the client has
+// carries only the cells that changed since base_seq, so a client is only ever at a frame's boundary: a
+// snapshot is taken right after a frame, and a client resumes only from the end of a frame the channel
+// still keeps.
 
 // Defaults of the push.
 const (
@@ -288,6 +290,16 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 				cc.teams++
 			}
 		}
+		// Bring the channel up to the board first, so that the snapshot is at the end of a frame: the next
+		// frame's cells are the changes since it.
+		if ch.view.Kind == rankd.ViewTeam {
+			for t := range cc.teamPublic {
+				ch.dirty[t] = struct{}{}
+			}
+		}
+		if len(ch.dirty) > 0 {
+			h.frame(b, ch)
+		}
 		ch.subs[f] = struct{}{}
 		if lastSeq != nil {
 			if frames, ok := resume(ch.window, *lastSeq, ch.seq); ok {
@@ -312,14 +324,15 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 }
 
 // resume returns the frames of window that bring a client from seq to last, if the window has them all:
-// from the first frame past seq, provided it starts at or before seq.
+// from the frame that starts at seq (frames carry the cells changed since their start, so a client resumes
+// only from a frame's boundary).
 func resume(window []message, seq, last uint64) ([]message, bool) {
 	if seq == last {
 		return nil, true
 	}
 	for i, m := range window {
-		if m.seq > seq {
-			if m.base > seq || len(window)-i > DefaultBuffer {
+		if m.base == seq {
+			if len(window)-i > DefaultBuffer {
 				return nil, false
 			}
 			return window[i:], true

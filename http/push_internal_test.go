@@ -39,7 +39,7 @@ func TestResume(t *testing.T) {
 	}{
 		{20, 20, 0},
 		{15, 20, 1},
-		{13, 20, 2}, // between frames: the next frame starts before it
+		{13, 20, -1}, // not a frame's boundary: the frames carry cells changed since their start
 		{10, 20, 3},
 		{9, 20, -1}, // older than the window
 	}

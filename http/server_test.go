@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -43,6 +44,8 @@ type options struct {
 	wrap func(*sqlite.DB) engine.Store
 	// unrestored leaves the engine to be opened by the test.
 	unrestored bool
+	// tick is the push's tick; 5 ms when zero.
+	tick time.Duration
 }
 
 // MustOpenWith is MustOpen with options.
@@ -73,7 +76,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
 	s.Heartbeat = 50 * time.Millisecond
-	s.StartPush(5 * time.Millisecond)
+	s.StartPush(cmp.Or(o.tick, 5*time.Millisecond))
 	ts := httptest.NewServer(s)
 	e.URL = ts.URL
 	tb.Cleanup(func() {

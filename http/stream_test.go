@@ -394,3 +394,49 @@ func TestStreamBigScreen(t *testing.T) {
 		t.Errorf("top without throttle: got %d, want 400", r.Status)
 	}
 }
+
+// A client that subscribes between two frames, while a cell changes and then changes back, still ends with
+// the cell as it is: its snapshot is taken at a frame's end, so the next frame's cells are the changes since.
+func TestStreamSnapshotBetweenFrames(t *testing.T) {
+	e := MustOpenWith(t, options{tick: 400 * time.Millisecond})
+	e.MustContest(t)
+	judge := func(id, verdict, at string) {
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+			fmt.Sprintf(`{"id":%q,"submission_id":"s30","judgement_type_id":%q,"start_contest_time":%q}`, id, verdict, at), nil)
+	}
+	// A follower from the start, so that the channel exists and frames are made.
+	first := &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = first.Run(ctx) }()
+	time.Sleep(50 * time.Millisecond)
+
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
+		`{"id":"s30","team_id":"t3","problem_id":"A","contest_time":"2:00:00"}`, nil)
+	time.Sleep(450 * time.Millisecond) // a frame with s30 pending
+	judge("j30", "WA", "2:01:00")      // a frame at once: A of t3 judged 1, not solved
+	time.Sleep(20 * time.Millisecond)
+	judge("j31", "AC", "2:02:00") // within the tick: solved
+	late := &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream"}
+	go func() { _ = late.Run(ctx) }()
+	time.Sleep(50 * time.Millisecond) // its snapshot: solved
+	judge("j32", "WA", "2:03:00")     // back to judged 1, not solved, as the frame before the snapshot had it
+
+	seq, want := e.servedRows(t, "public", "")
+	deadline := time.Now().Add(5 * time.Second)
+	for _, f := range []*stream.Follower{first, late} {
+		for {
+			b, ok := f.Board()
+			if ok && b.Seq == seq {
+				if got := followedRows(b); strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Fatalf("followed board differs:\ngot  %q\nwant %q", got, want)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the follower is at %d, the server at %d", b.Seq, seq)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
