@@ -64,7 +64,7 @@ type diff struct {
 	Removed []string `json:"removed"`
 }
 
-// ErrGap reports a diff that starts after the board's sequence number: frames were missed.
+// ErrGap reports a diff that does not start at the board's sequence number: frames were missed.
 var ErrGap = errors.New("stream: a frame is missing")
 
 // ApplySnapshot replaces the board with the snapshot event's data.
@@ -79,18 +79,19 @@ func (b *Board) ApplySnapshot(data []byte) error {
 }
 
 // ApplyDiff applies a diff event's data: the listed rows go to their positions (with the cells they carry
-// in place of their old ones), removed rows go, every rank follows from the keys. A diff the board is already past changes nothing; one that starts after
-// the board's sequence number is ErrGap.
+// in place of their old ones), removed rows go, every rank follows from the keys. A diff the board is already
+// past changes nothing; one that does not start at the board's sequence number is ErrGap.
 func (b *Board) ApplyDiff(data []byte) error {
 	var d diff
 	if err := json.Unmarshal(data, &d); err != nil {
 		return fmt.Errorf("stream: diff: %w", err)
 	}
-	if d.BaseSeq > b.Seq {
-		return ErrGap
-	}
-	if d.Seq <= b.Seq {
+	switch {
+	case d.Seq <= b.Seq:
 		return nil
+	case d.BaseSeq != b.Seq:
+		// A frame's cells are the changes since its start: applied to another state they could leave one stale.
+		return ErrGap
 	}
 	out := make(map[string]bool, len(d.Rows)+len(d.Removed))
 	for _, r := range d.Rows {

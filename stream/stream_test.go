@@ -35,7 +35,8 @@ func TestApplyDiff(t *testing.T) {
 	}{
 		{"climb past two", `{"seq":11,"base_seq":10,"rows":[{"team_id":"d","pos":0,"key":"0"}]}`, "d=1 a=2 b=3 c=3", 11, nil},
 		{"join a tie", `{"seq":12,"base_seq":10,"rows":[{"team_id":"a","pos":2,"key":"2"}]}`, "b=1 c=1 a=1 d=4", 12, nil},
-		{"two moves", `{"seq":12,"base_seq":9,"rows":[{"team_id":"d","pos":0,"key":"0"},{"team_id":"a","pos":3,"key":"4"}]}`, "d=1 b=2 c=2 a=4", 12, nil},
+		{"two moves", `{"seq":12,"base_seq":10,"rows":[{"team_id":"d","pos":0,"key":"0"},{"team_id":"a","pos":3,"key":"4"}]}`, "d=1 b=2 c=2 a=4", 12, nil},
+		{"starts before", `{"seq":12,"base_seq":9,"rows":[]}`, "a=1 b=2 c=2 d=4", 10, stream.ErrGap},
 		{"removed", `{"seq":11,"base_seq":10,"rows":[],"removed":["b"]}`, "a=1 c=2 d=3", 11, nil},
 		{"stale", `{"seq":10,"base_seq":8,"rows":[{"team_id":"d","pos":0,"key":"0"}]}`, "a=1 b=2 c=2 d=4", 10, nil},
 		{"gap", `{"seq":13,"base_seq":11,"rows":[]}`, "a=1 b=2 c=2 d=4", 10, stream.ErrGap},

@@ -234,7 +234,7 @@ func readEvents(body io.Reader, event func(), delivered func(prev, seq uint64), 
 			case len(bytes.TrimSpace(line)) == 0:
 				if name != "" {
 					event()
-					if name == "diff" && have && base > at {
+					if name == "diff" && have && base != at {
 						gaps.Add(1)
 					}
 					if have {
