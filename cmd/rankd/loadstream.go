@@ -216,7 +216,7 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 
 // readEvents reads a stream's events until it ends (always with an error), keeping only their name, id and base_seq: a line is read in pieces
 // of at most 4 KiB, so that thousands of clients cost little. delivered is called with the sequence
-// numbers a frame moved the client from and to; gaps counts diffs that start past the client.
+// numbers a frame moved the client from and to; gaps counts diffs that do not start where the client is.
 func readEvents(body io.Reader, event func(), delivered func(prev, seq uint64), gaps *atomic.Int64) error {
 	br := bufio.NewReaderSize(body, 4096)
 	var name string
