@@ -7,6 +7,7 @@ import (
 	"rankd"
 	"rankd/board"
 	"rankd/ccs"
+	"rankd/engine"
 )
 
 // The CCS-compatible endpoints (Contest API 2023-06) under /api/contests: the objects other CCS tools read.
@@ -49,14 +50,19 @@ func (s *Server) ccsContests(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) ccsContest(w http.ResponseWriter, r *http.Request) error {
-	var out ccsContestJSON
-	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
-		out = ccsContestOf(b.Contest())
-		return nil
-	}); err != nil {
+	p, err := s.public(r.PathValue("cid"))
+	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, ccsContestOf(p.Contest))
+}
+
+// public returns what anyone may know of a contest now, without waiting for a commit in progress.
+func (s *Server) public(contestID string) (engine.Public, error) {
+	if p, ok := s.Engine.Public(contestID); ok {
+		return p, nil
+	}
+	return engine.Public{}, rankd.Errorf(rankd.ENOTFOUND, "no contest %q", contestID)
 }
 
 // stateNow returns the contest's state as the clock makes it: the steps its times passed, plus those
@@ -82,15 +88,11 @@ func stateNow(c *rankd.Contest, st rankd.State, now time.Time) rankd.State {
 }
 
 func (s *Server) ccsState(w http.ResponseWriter, r *http.Request) error {
-	var out ccs.StateObject
-	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
-		c := b.Contest()
-		out = ccs.StateJSON(stateNow(&c, b.State(), s.Now()))
-		return nil
-	}); err != nil {
+	p, err := s.public(r.PathValue("cid"))
+	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return writeJSON(w, http.StatusOK, ccs.StateJSON(stateNow(&p.Contest, p.State, s.Now())))
 }
 
 func (s *Server) ccsScoreboard(w http.ResponseWriter, r *http.Request) error {
