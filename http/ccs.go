@@ -1,6 +1,7 @@
 package http
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -101,20 +102,31 @@ func (s *Server) ccsScoreboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out ccs.ScoreboardJSON
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	// The rows follow the view's version and come from the cache; the time and the state are the clock's.
+	r.Header.Del("If-None-Match") // the whole object changes with the clock: there is no version to match
+	rows, _, err := s.cached(r, cid, v, "ccs-rows", func(b *board.Board) (any, error) {
 		st, err := b.Standings(v, 0, -1)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c := b.Contest()
-		now := s.Now()
-		out = ccs.Scoreboard(&c, b.Problems(), st, stateNow(&c, b.State(), now), now)
-		return nil
-	}); err != nil {
+		return ccs.Scoreboard(&c, b.Problems(), st, b.State(), time.Time{}).Rows, nil
+	})
+	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, out)
+	p, err := s.public(cid)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	head := ccs.Scoreboard(&p.Contest, nil, rankd.Standings{}, stateNow(&p.Contest, p.State, now), now)
+	return writeJSON(w, http.StatusOK, struct {
+		Time        string          `json:"time"`
+		ContestTime string          `json:"contest_time"`
+		State       ccs.StateObject `json:"state"`
+		Rows        json.RawMessage `json:"rows"`
+	}{head.Time, head.ContestTime, head.State, rows.body})
 }
 
 func (s *Server) ccsAwards(w http.ResponseWriter, r *http.Request) error { return s.getAwards(w, r) }

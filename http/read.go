@@ -281,6 +281,35 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 // frozen judgements, say — and learns from the wait that one happened.
 func (s *Server) cachedRead(w http.ResponseWriter, r *http.Request, cid string, v rankd.View, key string,
 	render func(b *board.Board) (any, error)) error {
+	page, etag, err := s.cached(r, cid, v, key, render)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", cacheControl(v))
+	h.Set("Vary", "Accept-Encoding")
+	if page.body == nil {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "application/json")
+	body := page.body
+	if acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		body = page.gzip
+	}
+	// With its length known the page goes out in one write, not in 4 KiB chunks.
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body) // an error is the client gone
+	return nil
+}
+
+// cached returns the rendered answer of the current version of view v and its ETag, from the cache when it
+// has it (without the board's lock for the public view); a page without a body means the client's
+// If-None-Match already names that version.
+func (s *Server) cached(r *http.Request, cid string, v rankd.View, key string,
+	render func(b *board.Board) (any, error)) (cachedPage, string, error) {
 	key = cid + "|" + v.String() + "|" + key
 	var page cachedPage
 	var etag string
@@ -315,27 +344,10 @@ func (s *Server) cachedRead(w http.ResponseWriter, r *http.Request, cid string, 
 			return nil
 		})
 		if err != nil {
-			return err
+			return cachedPage{}, "", err
 		}
 	}
-	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", cacheControl(v))
-	h.Set("Vary", "Accept-Encoding")
-	if page.body == nil {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	h.Set("Content-Type", "application/json")
-	body := page.body
-	if acceptsGzip(r) {
-		h.Set("Content-Encoding", "gzip")
-		body = page.gzip
-	}
-	// With its length known the page goes out in one write, not in 4 KiB chunks.
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	_, _ = w.Write(body) // an error is the client gone
-	return nil
+	return page, etag, nil
 }
 
 // match reports whether the request's If-None-Match names etag.
