@@ -129,15 +129,7 @@ func defaultJudgementTypeLines() [][]byte {
 
 // submitEvents submits events the server made; an event the engine rejects is the request's error.
 func (s *Server) submitEvents(r *http.Request, contestID string, evs ...rankd.Event) error {
-	items := make([]item, len(evs))
-	for i, ev := range evs {
-		e, err := engine.Entry(ev)
-		if err != nil {
-			return err
-		}
-		items[i] = item{n: i + 1, entry: e}
-	}
-	resp, err := s.submit(r, contestID, items)
+	resp, err := s.submit(r, contestID, evs)
 	if err != nil {
 		return err
 	}

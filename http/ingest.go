@@ -127,11 +127,13 @@ func jsonLines(body []byte, t rankd.EventType) (lines [][]byte, single bool, err
 	return lines, single, nil
 }
 
-// item is one event decoded from a request, or why it could not be.
+// item is one event decoded from a request, or why it could not be. The event's log entry is kept apart
+// (entries are large): the items of a part that decoded have, in order, the part's entries.
 type item struct {
-	n     int // line or element, from 1
-	entry rankd.LogEntry
-	err   error
+	n   int // line or element, from 1
+	typ rankd.EventType
+	id  string
+	err error
 }
 
 // decodeChunk is how many decoded events are queued for commit at a time: the commit of one part then
@@ -160,15 +162,16 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed []byte) (ing
 	skip := bytes.Count(prefix, []byte{'\n'})
 	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), bytes.NewReader(feed)))
 	items := make([]item, 0, bytes.Count(feed, []byte{'\n'})+1)
+	entries := make([]rankd.LogEntry, 0, cap(items))
 	var parts []part
-	queued := 0 // items queued so far
+	queued, queuedEntries := 0, 0 // items and entries queued so far
 	queue := func() error {
-		p, err := s.Engine.Enqueue(r.Context(), contestID, entriesOf(items[queued:]))
+		p, err := s.Engine.Enqueue(r.Context(), contestID, entries[queuedEntries:len(entries):len(entries)])
 		if err != nil {
 			return err
 		}
 		parts = append(parts, part{items: items[queued:len(items):len(items)], pending: p})
-		queued = len(items)
+		queued, queuedEntries = len(items), len(entries)
 		return nil
 	}
 	for {
@@ -184,7 +187,10 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed []byte) (ing
 			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", rankd.ErrorMessage(err))})
 		default:
 			e, err := engine.Entry(ev)
-			items = append(items, item{n: n, entry: e, err: err})
+			if err == nil {
+				entries = append(entries, e)
+			}
+			items = append(items, item{n: n, typ: ev.Type, id: ev.ID, err: err})
 		}
 		if len(items)-queued == decodeChunk {
 			if err := queue(); err != nil {
@@ -204,19 +210,18 @@ type part struct {
 	pending *engine.Pending
 }
 
-func entriesOf(items []item) []rankd.LogEntry {
-	entries := make([]rankd.LogEntry, 0, len(items))
-	for _, it := range items {
-		if it.err == nil {
-			entries = append(entries, it.entry)
+// submit submits events the server made, in one part, and answers for each.
+func (s *Server) submit(r *http.Request, contestID string, evs []rankd.Event) (ingestResponse, error) {
+	items := make([]item, len(evs))
+	entries := make([]rankd.LogEntry, 0, len(evs))
+	for i, ev := range evs {
+		e, err := engine.Entry(ev)
+		if err == nil {
+			entries = append(entries, e)
 		}
+		items[i] = item{n: i + 1, typ: ev.Type, id: ev.ID, err: err}
 	}
-	return entries
-}
-
-// submit submits items in one part and answers for each.
-func (s *Server) submit(r *http.Request, contestID string, items []item) (ingestResponse, error) {
-	p, err := s.Engine.Enqueue(r.Context(), contestID, entriesOf(items))
+	p, err := s.Engine.Enqueue(r.Context(), contestID, entries)
 	if err != nil {
 		return ingestResponse{}, err
 	}
@@ -240,7 +245,7 @@ func (s *Server) answer(r *http.Request, parts []part) (ingestResponse, error) {
 			if it.err != nil {
 				res.Result = engine.Rejected(it.err)
 			} else {
-				res.Type, res.ID = it.entry.Event.Type.String(), it.entry.Event.ID
+				res.Type, res.ID = it.typ.String(), it.id
 				res.Result = results[k]
 				k++
 			}
