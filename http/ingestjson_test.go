@@ -1,10 +1,12 @@
 package http
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http/httptest"
 	"testing"
 
+	"rankd"
 	"rankd/engine"
 )
 
@@ -35,4 +37,28 @@ func TestWriteIngestEqualsEncodingJSON(t *testing.T) {
 	if got := rec.Body.String(); got != string(want)+"\n" {
 		t.Errorf("empty: got %s, want %s", got, want)
 	}
+}
+
+// Whatever a client posts, reading it into feed lines does not panic, and a body that is read gives one
+// line per object.
+func FuzzJSONLines(f *testing.F) {
+	for _, seed := range []string{`{"id":"s1","team_id":"t1"}`, `[{"type":"teams","data":{"id":"t1"}},{}]`, `[]`, `42`,
+		`{"type":"judgements","data":null}`, `[[1],[2]]`, `"x"`, `{`, "\x00"} {
+		f.Add([]byte(seed), uint8(0))
+		f.Add([]byte(seed), uint8(rankd.EventSubmission))
+	}
+	f.Fuzz(func(t *testing.T, body []byte, typ uint8) {
+		lines, single, err := jsonLines(body, rankd.EventType(typ%uint8(rankd.EventAward+1)))
+		if err != nil {
+			return
+		}
+		if single && len(lines) != 1 {
+			t.Errorf("a single object gave %d lines", len(lines))
+		}
+		for _, l := range lines {
+			if bytes.IndexByte(l, '\n') >= 0 {
+				t.Errorf("a line holds a newline: %q", l)
+			}
+		}
+	})
 }

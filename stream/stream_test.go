@@ -75,3 +75,23 @@ func TestApplyDiffMergesCells(t *testing.T) {
 		t.Errorf("got %+v, want A solved and B kept", got)
 	}
 }
+
+// Whatever a server sends, applying it does not panic, and ranks stay consistent with positions.
+func FuzzApply(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"rows":[{"team_id":"a","key":"1"},{"team_id":"b","key":"1"}]}`),
+		[]byte(`{"seq":2,"base_seq":1,"rows":[{"team_id":"b","pos":0,"key":"0","cells":[{"problem_id":"A"}]}],"removed":["a"]}`))
+	f.Add([]byte(`{"seq":1,"rows":[]}`), []byte(`{"seq":2,"base_seq":1,"rows":[{"team_id":"x","pos":99}]}`))
+	f.Add([]byte(`{}`), []byte(`{"seq":2,"base_seq":0,"rows":[{"team_id":"x","pos":-5},{"team_id":"x","pos":0}]}`))
+	f.Fuzz(func(t *testing.T, snap, diff []byte) {
+		var b stream.Board
+		if b.ApplySnapshot(snap) != nil {
+			return
+		}
+		_ = b.ApplyDiff(diff)
+		for i, r := range b.Rows {
+			if r.Pos != i || r.Rank < 1 || r.Rank > i+1 {
+				t.Fatalf("row %d: pos %d rank %d", i, r.Pos, r.Rank)
+			}
+		}
+	})
+}
