@@ -1,6 +1,7 @@
 package http
 
 import (
+	"strconv"
 	"testing"
 )
 
@@ -48,5 +49,23 @@ func TestResume(t *testing.T) {
 		if !ok && tt.want != -1 || ok && len(got) != tt.want {
 			t.Errorf("resume from %d: got %d frames (ok %v), want %d", tt.from, len(got), ok, tt.want)
 		}
+	}
+}
+
+// The page cache holds a bounded number of bytes however many different pages are asked for.
+func TestPageCacheIsBounded(t *testing.T) {
+	var c pageCache
+	body := make([]byte, 1<<20)
+	for i := range 1000 {
+		c.put(strconv.Itoa(i), "v", body)
+		if c.size > maxCachedBytes {
+			t.Fatalf("after %d pages: %d bytes held, more than %d", i+1, c.size, maxCachedBytes)
+		}
+	}
+	c.put("same", "v1", body)
+	before := c.size
+	c.put("same", "v2", body)
+	if c.size != before && len(c.m) > 1 {
+		t.Errorf("replacing a page: got %d bytes, want %d", c.size, before)
 	}
 }

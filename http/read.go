@@ -372,8 +372,9 @@ func cacheControl(v rankd.View) string {
 // pageCache keeps rendered scoreboard pages by request and version, so that a burst of readers of an
 // unchanged board costs one rendering.
 type pageCache struct {
-	mu sync.Mutex
-	m  map[string]cachedPage
+	mu   sync.Mutex
+	m    map[string]cachedPage
+	size int // bytes held
 }
 
 type cachedPage struct {
@@ -381,8 +382,12 @@ type cachedPage struct {
 	body, gzip []byte
 }
 
-// maxCachedPages bounds the cache; when full it starts over, which only costs renderings.
-const maxCachedPages = 4096
+// The cache's bounds, in pages and in bytes: a reader asking for many different pages of a big board must
+// not fill the memory. When full it starts over, which only costs renderings.
+const (
+	maxCachedPages = 4096
+	maxCachedBytes = 256 << 20
+)
 
 func (c *pageCache) get(key, etag string) (cachedPage, bool) {
 	c.mu.Lock()
@@ -399,12 +404,17 @@ func (c *pageCache) put(key, etag string, body []byte) cachedPage {
 	_, _ = zw.Write(body)                              // a bytes.Buffer does not fail
 	_ = zw.Close()
 	p := cachedPage{etag: etag, body: body, gzip: buf.Bytes()}
+	n := len(p.body) + len(p.gzip)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCachedPages {
-		c.m = make(map[string]cachedPage)
+	if old, ok := c.m[key]; ok {
+		c.size -= len(old.body) + len(old.gzip)
+	}
+	if c.m == nil || len(c.m) >= maxCachedPages || c.size+n > maxCachedBytes {
+		c.m, c.size = make(map[string]cachedPage), 0
 	}
 	c.m[key] = p
+	c.size += n
 	return p
 }
 
