@@ -40,8 +40,9 @@ func (b *Board) place(id string, key uint64, numeric bool, cell int) {
 	case key < uint64(len(b.subDense)):
 		b.subDense[key] = loc
 	case cell >= 0 && key < 2*uint64(b.stats.Submissions)+1<<16:
-		// Ids are usually dense counters: a slice costs 4 bytes where a map entry costs 20 to 40.
-		n := max(key+1, uint64(len(b.subDense))*5/4)
+		// Ids are usually dense counters: a slice costs 4 bytes where a map entry costs 20 to 40. It doubles
+		// when it grows, so a million submissions copy it a few times only.
+		n := max(key+1, uint64(len(b.subDense))*2)
 		dense := make([]uint32, n)
 		copy(dense, b.subDense)
 		for k, v := range b.subNum {
