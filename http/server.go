@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +31,9 @@ type Store interface {
 // DefaultMaxBody bounds request bodies: a whole event feed fits, a runaway upload does not.
 const DefaultMaxBody = 64 << 20
 
+// DefaultMaxStreams bounds the live streams open at once: about 2 GB of the server's memory.
+const DefaultMaxStreams = 25000
+
 // Server serves the API of one engine.
 type Server struct {
 	Engine *engine.Engine
@@ -42,6 +46,11 @@ type Server struct {
 	MaxBody int64
 	// Heartbeat is how often an idle stream gets a comment line, so that proxies keep it open.
 	Heartbeat time.Duration
+	// MaxStreams bounds the live streams open at once (0: DefaultMaxStreams): each holds memory, and a
+	// client opening thousands must not exhaust the server. Beyond it, clients are told to poll.
+	MaxStreams int
+
+	streams atomic.Int64
 
 	push     *hub
 	stopPush context.CancelFunc

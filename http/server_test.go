@@ -46,6 +46,8 @@ type options struct {
 	unrestored bool
 	// tick is the push's tick; 5 ms when zero.
 	tick time.Duration
+	// maxStreams bounds the live streams (the default when zero).
+	maxStreams int
 }
 
 // MustOpenWith is MustOpen with options.
@@ -76,6 +78,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
 	s.Heartbeat = 50 * time.Millisecond
+	s.MaxStreams = o.maxStreams
 	s.StartPush(cmp.Or(o.tick, 5*time.Millisecond))
 	ts := httptest.NewServer(s)
 	e.URL = ts.URL

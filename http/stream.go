@@ -1,6 +1,7 @@
 package http
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 	"time"
@@ -45,6 +46,11 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Engine.Read(cid, func(*board.Board, int64) error { return nil }); err != nil {
 		return err
 	}
+	if n := s.streams.Add(1); n > int64(cmp.Or(s.MaxStreams, DefaultMaxStreams)) {
+		s.streams.Add(-1)
+		return rankd.Errorf(rankd.EUNAVAILABLE, "too many live streams open: poll the scoreboard (it has an ETag) or retry later")
+	}
+	defer s.streams.Add(-1)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")

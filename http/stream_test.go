@@ -440,3 +440,38 @@ func TestStreamSnapshotBetweenFrames(t *testing.T) {
 		}
 	}
 }
+
+// Beyond the bound on live streams a client is told to poll, and a stream that ends frees its place.
+func TestStreamLimit(t *testing.T) {
+	e := MustOpenWith(t, options{maxStreams: 1})
+	e.MustContest(t)
+	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/c1/scoreboard/stream", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("first stream: %v %v", resp, err)
+	}
+	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream", "", nil); r.Status != http.StatusServiceUnavailable {
+		t.Errorf("second stream: got %d, want 503", r.Status)
+	}
+	cancel()
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(e.URL + "/api/v1/contests/c1/scoreboard/stream?top=1&throttle=1s")
+		if err == nil && resp.StatusCode == http.StatusOK {
+			resp.Body.Close()
+			break
+		}
+		if err == nil {
+			resp.Body.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the place of the closed stream was not freed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
