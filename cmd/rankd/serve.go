@@ -39,6 +39,7 @@ type Server struct {
 	ConfigPath  string
 	Demo        bool
 	MaxBody     int64
+	MaxStreams  int
 	// Tick is how often the live streams get the changes, coalesced.
 	Tick time.Duration
 	// DebugAddr, when set, serves Go's profiler (/debug/pprof) there, apart from the API.
@@ -72,6 +73,7 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.BoolVar(&s.Demo, "demo", false, "play a demo contest in real time (contest id \"demo\")")
 	fs.StringVar(&s.DebugAddr, "debug-addr", "", "serve the Go profiler (/debug/pprof) on this address (keep it on loopback)")
 	fs.DurationVar(&s.Tick, "tick", rankdhttp.DefaultTick, "how often live streams get the changes (coalesced into one frame per view)")
+	fs.IntVar(&s.MaxStreams, "max-streams", rankdhttp.DefaultMaxStreams, "live streams open at once; beyond it clients are told to poll")
 	fs.Int64Var(&s.MaxBody, "max-body", rankdhttp.DefaultMaxBody, "largest request body accepted, in bytes")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -119,7 +121,7 @@ func (s *Server) Open(ctx context.Context) error {
 	s.engine = engine.New(store, metrics)
 	s.engine.Now, s.engine.Logger = s.Now, s.Logger
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
-	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
+	s.http.Logger, s.http.Now, s.http.MaxBody, s.http.MaxStreams = s.Logger, s.Now, s.MaxBody, s.MaxStreams
 	s.http.StartPush(s.Tick)
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
 		return errors.Join(err, store.Close(), s.unlockDataDir())
