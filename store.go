@@ -115,6 +115,24 @@ type Token struct {
 	Name      string // a label for operators
 }
 
+// Validate checks what every token must hold: a secret, a known role, and for a team token its contest and
+// team.
+func (t Token) Validate() error {
+	if t.Secret == "" {
+		return Errorf(EINVALID, "token has no secret")
+	}
+	switch t.Role {
+	case RoleAdmin, RoleJudge, RolePublic:
+	case RoleTeam:
+		if t.ContestID == "" || t.TeamID == "" {
+			return Errorf(EINVALID, "a team token needs its contest and team")
+		}
+	default:
+		return Errorf(EINVALID, "unknown role %q (want admin, judge, team or public)", t.Role)
+	}
+	return nil
+}
+
 // TokenStore keeps tokens issued through the API (the configuration file and the environment give others).
 type TokenStore interface {
 	// SaveToken stores a token, replacing one with the same secret. A token without a secret, with an

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -60,17 +61,11 @@ func NewAuth(cfg Config, adminToken, judgeToken string, store rankd.TokenStore) 
 		if len(t.Secret) < MinTokenLength {
 			return fmt.Errorf("a %s token must have at least %d characters", t.Role, MinTokenLength)
 		}
-		switch t.Role {
-		case rankd.RoleAdmin, rankd.RoleJudge, rankd.RolePublic:
-			if t.ContestID != "" || t.TeamID != "" {
-				return fmt.Errorf("a %s token is not bound to a contest or team", t.Role)
-			}
-		case rankd.RoleTeam:
-			if t.ContestID == "" || t.TeamID == "" {
-				return fmt.Errorf("a team token needs its contest and team")
-			}
-		default:
-			return fmt.Errorf("unknown role %q (want admin, judge, team or public)", t.Role)
+		if err := t.Validate(); err != nil {
+			return errors.New(rankd.ErrorMessage(err))
+		}
+		if t.Role != rankd.RoleTeam && (t.ContestID != "" || t.TeamID != "") {
+			return fmt.Errorf("a %s token is not bound to a contest or team", t.Role)
 		}
 		a.static = append(a.static, t)
 		return nil

@@ -15,19 +15,10 @@ func digest(secret string) []byte {
 	return sum[:]
 }
 
-// validToken checks what every stored token must hold.
+// validToken checks what every stored token must hold, and that PostgreSQL can keep its text.
 func validToken(t rankd.Token) error {
-	if t.Secret == "" {
-		return rankd.Errorf(rankd.EINVALID, "token has no secret")
-	}
-	switch t.Role {
-	case rankd.RoleAdmin, rankd.RoleJudge, rankd.RolePublic:
-	case rankd.RoleTeam:
-		if t.ContestID == "" || t.TeamID == "" {
-			return rankd.Errorf(rankd.EINVALID, "a team token needs a contest and a team")
-		}
-	default:
-		return rankd.Errorf(rankd.EINVALID, "unknown role %q", t.Role)
+	if err := t.Validate(); err != nil {
+		return err
 	}
 	if err := checkText("token contest id", t.ContestID); err != nil {
 		return err

@@ -18,28 +18,11 @@ func digest(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// validToken checks what every stored token must hold.
-func validToken(t rankd.Token) error {
-	if t.Secret == "" {
-		return rankd.Errorf(rankd.EINVALID, "token has no secret")
-	}
-	switch t.Role {
-	case rankd.RoleAdmin, rankd.RoleJudge, rankd.RolePublic:
-	case rankd.RoleTeam:
-		if t.ContestID == "" || t.TeamID == "" {
-			return rankd.Errorf(rankd.EINVALID, "a team token needs a contest and a team")
-		}
-	default:
-		return rankd.Errorf(rankd.EINVALID, "unknown role %q", t.Role)
-	}
-	return nil
-}
-
 // SaveToken stores a token by the digest of its secret, replacing one with the same secret. A token
 // without a secret, with an unknown role, or a team token without its contest and team is refused with
 // EINVALID.
 func (db *DB) SaveToken(ctx context.Context, t rankd.Token) error {
-	if err := validToken(t); err != nil {
+	if err := t.Validate(); err != nil {
 		return err
 	}
 	_, err := db.write.ExecContext(ctx, `INSERT INTO tokens (digest, role, contest_id, team_id, name, created_at)
