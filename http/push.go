@@ -11,6 +11,7 @@ import (
 
 	"rankd"
 	"rankd/board"
+	"rankd/stream"
 )
 
 // The push: every change of a board reaches the clients that follow its view as frames. Per contest and
@@ -32,11 +33,7 @@ const (
 )
 
 // pushRow is a row as frames carry it: its content, position and key.
-type pushRow struct {
-	rowJSON
-	Pos int    `json:"pos"`
-	Key string `json:"key"`
-}
+type pushRow = stream.Row
 
 // diffFrame is the body of a diff event.
 type diffFrame struct {
@@ -213,7 +210,7 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 		}
 		rj := renderRow(b, row)
 		rj.Cells, sent[t] = changedCells(rj.Cells, ch.sent[t])
-		f.Rows = append(f.Rows, pushRow{rowJSON: rj, Pos: pos, Key: key})
+		f.Rows = append(f.Rows, pushRow{RowData: rj, Pos: pos, Key: key})
 	}
 	if seq == ch.seq {
 		return // rows marked, but nothing this view shows moved
@@ -378,7 +375,7 @@ func (h *hub) snapshot(b *board.Board, contestID string, v rankd.View) (message,
 		Rows: make([]pushRow, len(st.Rows))}
 	for i, row := range st.Rows {
 		_, key, _ := b.Place(v, row.TeamID)
-		f.Rows[i] = pushRow{rowJSON: renderRow(b, row), Pos: i, Key: key}
+		f.Rows[i] = pushRow{RowData: renderRow(b, row), Pos: i, Key: key}
 	}
 	return message{seq: st.Seq, data: event("snapshot", st.Seq, f)}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"rankd"
 	"rankd/board"
 	"rankd/ccs"
+	"rankd/stream"
 )
 
 // contestJSON describes a contest in the native API.
@@ -154,31 +155,12 @@ type scoreboardJSON struct {
 	Rows      []rowJSON `json:"rows"`
 }
 
-type rowJSON struct {
-	Rank         int        `json:"rank"`
-	TeamID       string     `json:"team_id"`
-	TeamName     string     `json:"team_name"`
-	Organization string     `json:"organization,omitempty"`
-	GroupIDs     []string   `json:"group_ids,omitempty"`
-	Solved       int        `json:"solved"`
-	Penalty      int64      `json:"penalty"`
-	Score        float64    `json:"score"`
-	TimeMS       int64      `json:"time_ms"`
-	Cells        []cellJSON `json:"cells"`
-}
-
-// cellJSON is one cell; members that are zero (false, 0) are left out, which keeps a page of a big contest
-// small.
-type cellJSON struct {
-	ProblemID    string  `json:"problem_id"`
-	Solved       bool    `json:"solved,omitempty"`
-	FirstToSolve bool    `json:"first_to_solve,omitempty"`
-	Judged       int     `json:"judged,omitempty"`
-	Pending      int     `json:"pending,omitempty"`
-	TimeMS       int64   `json:"time_ms,omitempty"`
-	Penalty      int64   `json:"penalty,omitempty"`
-	Score        float64 `json:"score,omitempty"`
-}
+// rowJSON and cellJSON are a row and a cell on the wire: the stream client's types, so that server and
+// client share one definition.
+type (
+	rowJSON  = stream.RowData
+	cellJSON = stream.Cell
+)
 
 func renderRow(b *board.Board, row rankd.Row) rowJSON {
 	rj := rowJSON{Rank: row.Rank, TeamID: row.TeamID, Solved: row.Solved, Penalty: row.Penalty, Score: row.Score,

@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// Cell is one problem of a row, as the API gives it.
+// Cell is one problem of a row, as the API gives it; members that are zero are left out on the wire.
 type Cell struct {
 	ProblemID    string  `json:"problem_id"`
 	Solved       bool    `json:"solved,omitempty"`
@@ -30,8 +30,8 @@ type Cell struct {
 	Score        float64 `json:"score,omitempty"`
 }
 
-// Row is one team's row with its place: Pos orders the view, rows with equal Key share a Rank.
-type Row struct {
+// RowData is one team's row as the API gives it (scoreboard pages, a team's row).
+type RowData struct {
 	Rank         int      `json:"rank"`
 	TeamID       string   `json:"team_id"`
 	TeamName     string   `json:"team_name"`
@@ -42,8 +42,14 @@ type Row struct {
 	Score        float64  `json:"score"`
 	TimeMS       int64    `json:"time_ms"`
 	Cells        []Cell   `json:"cells"`
-	Pos          int      `json:"pos"`
-	Key          string   `json:"key"`
+}
+
+// Row is a row as the stream carries it, with its place: Pos orders the view, rows with equal Key share a
+// Rank.
+type Row struct {
+	RowData
+	Pos int    `json:"pos"`
+	Key string `json:"key"`
 }
 
 // Board is a copy of a view: its rows in order and the sequence number it is at.
