@@ -1,6 +1,6 @@
 //go:build unix
 
-package sqlite_test
+package storetest
 
 import (
 	"syscall"
