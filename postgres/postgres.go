@@ -77,8 +77,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 // Close closes the store's connections, waiting for those in use to be given back. Later calls fail.
 func (db *DB) Close() error {
 	if db.held != nil {
-		// The lock goes with the session: closing the connection ends both.
-		_ = db.held.Hijack().Close(context.Background())
+		// Unlock first: the server ends a closed session's backend, and with it the lock, only some time
+		// after the client has gone, so a successor starting at once would find it still taken. The
+		// session is then closed, not given back to the pool, in case the unlock failed.
+		ctx := context.Background()
+		_, _ = db.held.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, exclusiveLock)
+		_ = db.held.Hijack().Close(ctx)
 		db.held = nil
 	}
 	db.pool.Close()
