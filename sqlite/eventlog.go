@@ -71,7 +71,7 @@ type appendCall struct {
 	ends     []int        // entry i's hash, packed (see appendHash), is hashes[ends[i-1]:ends[i]]
 	arenas   [2]arenaMark // the sizes of the arenas of objects and tokens before the call
 	changes  []change     // the changes the call made to objects
-	tokens   int          // the number of tokens the call added
+	tokens   int          // the number of entries the call added to the tokens table (tokens, versions)
 	segments int          // the segments stored
 	bytes    int          // their size
 }
@@ -189,7 +189,8 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			}
 			tTaken = taken
 		}
-		// Only the latest version counts: A, B, A are three versions, a second A after them is not.
+		// The latest version sent again is a repeat; an earlier one is too for submissions and judgements
+		// (see keepsVersions): for other objects A, B, A are three versions, a second A after them is not.
 		on := name{uint8(e.Event.Type), e.Event.ID}
 		ok := key(on)
 		j, found, taken := objects.get(ok, on)
@@ -199,6 +200,10 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			o = objects.at(j)
 			if e.Hash != "" && objects.sameHash(&o.hash, h) {
 				a.results[i] = rankd.AppendResult{Pos: o.pos, Duplicate: true}
+				continue
+			}
+			if pos, ok := a.x.earlierVersion(e.Event.Type, e.Event.ID, h); e.Hash != "" && ok {
+				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 				continue
 			}
 		}
@@ -216,6 +221,9 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 		a.results[i] = rankd.AppendResult{Pos: a.last}
 		if found {
 			a.changes = append(a.changes, change{i: j, pos: o.pos, hash: o.hash})
+			if a.x.keepVersion(e.Event.Type, e.Event.ID, o) {
+				a.tokens++
+			}
 			o.pos, o.hash = a.last, objects.makeDigest(h)
 		} else {
 			j = objects.add(ok, on, taken, a.last, objects.makeDigest(h))

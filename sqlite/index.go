@@ -137,6 +137,51 @@ func (x *index) apply(part int, first int64, count int, keys string) error {
 	return nil
 }
 
+// Submissions and judgements only move forward: a version of one sent again after a later version is a
+// repeat (a judge retrying a batch that held two versions of a judgement), never meant to set it back. So
+// the tokens table also holds, by object and content, every version of these that a later one replaced.
+
+// keepsVersions reports whether objects of type typ are told apart from their earlier versions.
+func keepsVersions(typ rankd.EventType) bool {
+	return typ == rankd.EventSubmission || typ == rankd.EventJudgement
+}
+
+// versionName is the name, in the tokens table, of a version of object id of type typ whose hash is
+// packed.
+func versionName(typ rankd.EventType, id, packed string) name {
+	return name{tag: 0x80 | uint8(typ), text: id + "\x00" + packed}
+}
+
+// keepVersion records that object version e (of type typ and id) was replaced; it reports whether it
+// added an entry to the tokens table.
+func (x *index) keepVersion(typ rankd.EventType, id string, e *entry) bool {
+	if !keepsVersions(typ) || e.hash == (hashDigest{}) {
+		return false
+	}
+	n := versionName(typ, id, x.objects.packed(&e.hash))
+	k := key(n)
+	_, found, taken := x.tokens.get(k, n)
+	if found {
+		return false
+	}
+	x.tokens.add(k, n, taken, e.pos, hashDigest{})
+	return true
+}
+
+// earlierVersion returns the position of the version of object id of type typ whose hash is packed, when a
+// later version replaced it.
+func (x *index) earlierVersion(typ rankd.EventType, id, packed string) (int64, bool) {
+	if !keepsVersions(typ) {
+		return 0, false
+	}
+	n := versionName(typ, id, packed)
+	i, found, _ := x.tokens.get(key(n), n)
+	if !found {
+		return 0, false
+	}
+	return x.tokens.at(i).pos, true
+}
+
 // put records in the index's log part the entry at position p, whose keys are k.
 func (x *index) put(k *keyRecord, p int64) {
 	o := &x.objects
@@ -144,6 +189,7 @@ func (x *index) put(k *keyRecord, p int64) {
 	ok := key(n)
 	if i, found, taken := o.get(ok, n); found {
 		e := o.at(i)
+		x.keepVersion(k.typ, k.id, e)
 		e.pos, e.hash = p, o.makeDigest(k.hash)
 	} else {
 		o.add(ok, n, taken, p, o.makeDigest(k.hash))

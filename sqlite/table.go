@@ -201,6 +201,15 @@ func (t *table) makeDigest(packed string) hashDigest {
 	return d
 }
 
+// packed returns the packed hash (see appendHash) that hashDigest d holds.
+func (t *table) packed(d *hashDigest) string {
+	b := string(d.b[:d.n])
+	if d.flags&hashLong != 0 {
+		b = t.arena.get(binary.LittleEndian.Uint64(d.b[:8]), binary.LittleEndian.Uint64(d.b[8:]))
+	}
+	return string(binary.AppendUvarint(nil, uint64(len(b))<<1|uint64(d.flags&hashHex))) + b
+}
+
 // sameHash reports whether hashDigest d is that of the packed hash packed.
 func (t *table) sameHash(d *hashDigest, packed string) bool {
 	r := keyReader{s: packed}

@@ -83,21 +83,21 @@ func testAppend(t *testing.T, s Store) {
 			wantLog: []string{"a", "b"},
 		},
 		{
-			name: "A, B, A are three versions; only a repeat of the latest is a duplicate",
+			name: "A, B, A are three versions of a problem; only a repeat of the latest is a duplicate",
 			calls: []call{
-				{entries: []rankd.LogEntry{judgement("j1", "A")}, want: []rankd.AppendResult{stored(1)}},
-				{entries: []rankd.LogEntry{judgement("j1", "B")}, want: []rankd.AppendResult{stored(2)}},
-				{entries: []rankd.LogEntry{judgement("j1", "A")}, want: []rankd.AppendResult{stored(3)}},
-				{entries: []rankd.LogEntry{judgement("j1", "A")}, want: []rankd.AppendResult{dup(3)}},
-				{entries: []rankd.LogEntry{judgement("j1", "B")}, want: []rankd.AppendResult{stored(4)}},
+				{entries: []rankd.LogEntry{problem("p1", "A")}, want: []rankd.AppendResult{stored(1)}},
+				{entries: []rankd.LogEntry{problem("p1", "B")}, want: []rankd.AppendResult{stored(2)}},
+				{entries: []rankd.LogEntry{problem("p1", "A")}, want: []rankd.AppendResult{stored(3)}},
+				{entries: []rankd.LogEntry{problem("p1", "A")}, want: []rankd.AppendResult{dup(3)}},
+				{entries: []rankd.LogEntry{problem("p1", "B")}, want: []rankd.AppendResult{stored(4)}},
 			},
 			wantLog: []string{"A", "B", "A", "B"},
 		},
 		{
-			name: "versions within one call",
+			name: "versions of a problem within one call",
 			calls: []call{
-				{entries: []rankd.LogEntry{judgement("j1", "A"), judgement("j1", "A"), judgement("j1", "B"),
-					judgement("j1", "A"), judgement("j1", "A")},
+				{entries: []rankd.LogEntry{problem("p1", "A"), problem("p1", "A"), problem("p1", "B"),
+					problem("p1", "A"), problem("p1", "A")},
 					want: []rankd.AppendResult{stored(1), dup(1), stored(2), stored(3), dup(3)}},
 			},
 			wantLog: []string{"A", "B", "A"},
@@ -105,11 +105,31 @@ func testAppend(t *testing.T, s Store) {
 		{
 			name: "a version of the log, then the same in a call after another version",
 			calls: []call{
-				{entries: []rankd.LogEntry{judgement("j1", "A")}, want: []rankd.AppendResult{stored(1)}},
-				{entries: []rankd.LogEntry{judgement("j1", "B"), judgement("j1", "A"), judgement("j1", "A")},
+				{entries: []rankd.LogEntry{problem("p1", "A")}, want: []rankd.AppendResult{stored(1)}},
+				{entries: []rankd.LogEntry{problem("p1", "B"), problem("p1", "A"), problem("p1", "A")},
 					want: []rankd.AppendResult{stored(2), stored(3), dup(3)}},
 			},
 			wantLog: []string{"A", "B", "A"},
+		},
+		{
+			// A judge retrying a batch that held two versions of a judgement must not set it back.
+			name: "an earlier version of a judgement is a repeat",
+			calls: []call{
+				{entries: []rankd.LogEntry{judgement("j1", "A"), judgement("j1", "B")}, want: []rankd.AppendResult{stored(1), stored(2)}},
+				{entries: []rankd.LogEntry{judgement("j1", "A"), judgement("j1", "B")}, want: []rankd.AppendResult{dup(1), dup(2)}},
+				{entries: []rankd.LogEntry{judgement("j1", "C"), judgement("j1", "B"), judgement("j1", "A")},
+					want: []rankd.AppendResult{stored(3), dup(2), dup(1)}},
+			},
+			wantLog: []string{"A", "B", "C"},
+		},
+		{
+			name: "versions of a judgement within one call",
+			calls: []call{
+				{entries: []rankd.LogEntry{judgement("j1", "A"), judgement("j1", "A"), judgement("j1", "B"),
+					judgement("j1", "A"), judgement("j1", "B")},
+					want: []rankd.AppendResult{stored(1), dup(1), stored(2), dup(1), dup(2)}},
+			},
+			wantLog: []string{"A", "B"},
 		},
 		{
 			name: "same content, another object",
@@ -127,13 +147,15 @@ func testAppend(t *testing.T, s Store) {
 				{entries: []rankd.LogEntry{Submission("s1", "t1", "A", 60e9)}, want: []rankd.AppendResult{stored(1)}},
 				{entries: []rankd.LogEntry{Delete(rankd.EventSubmission, "s1"), Delete(rankd.EventSubmission, "s1")},
 					want: []rankd.AppendResult{stored(2), dup(2)}},
-				{entries: []rankd.LogEntry{Delete(rankd.EventSubmission, "s1"), Submission("s1", "t1", "A", 60e9)},
-					want: []rankd.AppendResult{dup(2), stored(3)}},
+				// The submission as it was before its deletion is a repeat; a new version is not.
+				{entries: []rankd.LogEntry{Delete(rankd.EventSubmission, "s1"), Submission("s1", "t1", "A", 60e9),
+					Submission("s1", "t1", "A", 61e9)},
+					want: []rankd.AppendResult{dup(2), dup(1), stored(3)}},
 			},
 			wantLog: []string{
 				string(Submission("s1", "t1", "A", 60e9).Data),
 				string(Delete(rankd.EventSubmission, "s1").Data),
-				string(Submission("s1", "t1", "A", 60e9).Data),
+				string(Submission("s1", "t1", "A", 61e9).Data),
 			},
 		},
 		{

@@ -18,7 +18,9 @@ type model struct {
 	log    map[string][]rankd.LogEntry
 	tokens map[string]map[string]int64
 	latest map[string]map[modelKey]rankd.LogEntry // an object's latest version, with its Pos
-	subs   map[string]map[string]rankd.SubmissionRecord
+	// every version of a submission or judgement, by hash: the position of its first
+	versions map[string]map[modelVersion]int64
+	subs     map[string]map[string]rankd.SubmissionRecord
 }
 
 type modelKey struct {
@@ -26,12 +28,18 @@ type modelKey struct {
 	id  string
 }
 
+type modelVersion struct {
+	modelKey
+	hash string
+}
+
 func newModel() *model {
 	return &model{
-		log:    make(map[string][]rankd.LogEntry),
-		tokens: make(map[string]map[string]int64),
-		latest: make(map[string]map[modelKey]rankd.LogEntry),
-		subs:   make(map[string]map[string]rankd.SubmissionRecord),
+		log:      make(map[string][]rankd.LogEntry),
+		tokens:   make(map[string]map[string]int64),
+		latest:   make(map[string]map[modelKey]rankd.LogEntry),
+		versions: make(map[string]map[modelVersion]int64),
+		subs:     make(map[string]map[string]rankd.SubmissionRecord),
 	}
 }
 
@@ -40,9 +48,10 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 	if m.tokens[contestID] == nil {
 		m.tokens[contestID] = make(map[string]int64)
 		m.latest[contestID] = make(map[modelKey]rankd.LogEntry)
+		m.versions[contestID] = make(map[modelVersion]int64)
 		m.subs[contestID] = make(map[string]rankd.SubmissionRecord)
 	}
-	tokens, latest, subs := m.tokens[contestID], m.latest[contestID], m.subs[contestID]
+	tokens, latest, versions, subs := m.tokens[contestID], m.latest[contestID], m.versions[contestID], m.subs[contestID]
 	for i, e := range entries {
 		if pos := tokens[e.Token]; e.Token != "" && pos > 0 {
 			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
@@ -53,6 +62,12 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 			results = append(results, rankd.AppendResult{Pos: v.Pos, Duplicate: true})
 			continue
 		}
+		// Submissions and judgements only move forward: any earlier version is a repeat too.
+		forward := e.Event.Type == rankd.EventSubmission || e.Event.Type == rankd.EventJudgement
+		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && pos > 0 {
+			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
+			continue
+		}
 		accepted = append(accepted, i)
 		if refuse(i) {
 			results = append(results, rankd.AppendResult{Err: errRefused})
@@ -61,6 +76,9 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 		e.Pos = int64(len(m.log[contestID]) + 1)
 		m.log[contestID] = append(m.log[contestID], e)
 		latest[key] = e
+		if forward && e.Hash != "" {
+			versions[modelVersion{key, e.Hash}] = e.Pos
+		}
 		if e.Token != "" {
 			tokens[e.Token] = e.Pos
 		}
