@@ -6,6 +6,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -29,6 +30,13 @@ type Store interface {
 	rankd.CheckpointStore
 }
 
+// SharedLog is a log that other servers append to as well (see postgres.DB.AppendAfter): its append hands
+// the caller, inside the transaction and before any accept, the entries after the caller's position.
+type SharedLog interface {
+	AppendAfter(ctx context.Context, contestID string, after int64, tail func([]rankd.LogEntry) error,
+		entries []rankd.LogEntry, accept func(i int) error) ([]rankd.AppendResult, error)
+}
+
 // Defaults of the Engine's settings.
 const (
 	DefaultCheckpointEvery = 200000
@@ -49,6 +57,11 @@ type Engine struct {
 	// back into the engine or keep diffs. If the commit fails the board is rebuilt from the log, and the
 	// rows these diffs named are to be read again.
 	Notify func(contestID string, diffs []board.Diff)
+	// Shared says that other servers append to the log too (distributed mode): the store must be a
+	// SharedLog. Each commit then first applies what the others stored, and Sync follows the log.
+	Shared bool
+	// Projection, when set, is kept up to date with the boards' jury and public rows (see projector.go).
+	Projection rankd.Projection
 
 	store   Store
 	metrics *Metrics
@@ -82,6 +95,9 @@ func (e *Engine) Ready() bool { return e.ready.Load() }
 
 // Open restores every contest of the store: its latest checkpoint, then the log after it.
 func (e *Engine) Open(ctx context.Context) error {
+	if _, ok := e.store.(SharedLog); e.Shared && !ok {
+		return rankd.Errorf(rankd.EINVALID, "this store cannot be shared by several servers")
+	}
 	ids, err := e.store.Contests(ctx)
 	if err != nil {
 		return err
@@ -143,6 +159,8 @@ type contest struct {
 
 	// public is what the public may know of the board now, readable without the lock.
 	public atomic.Pointer[Public]
+
+	proj projectorState
 }
 
 // Public is what anyone may know of a contest's board at a moment: the public view's sequence number and
@@ -176,6 +194,8 @@ func (e *Engine) Public(contestID string) (Public, bool) {
 
 // request is one call of Submit waiting for its commit.
 type request struct {
+	// sync asks the committer to apply what other servers stored (see Sync); a sync request has no entries.
+	sync    bool
 	entries []rankd.LogEntry
 	results []Result
 	err     error
@@ -202,16 +222,16 @@ func (e *Engine) restore(ctx context.Context, id string) (*contest, error) {
 	default:
 		return nil, err
 	}
-	if err := e.replay(ctx, c); err != nil {
+	if err := e.replay(ctx, c, false); err != nil {
 		return nil, err
 	}
 	c.publish()
 	return c, nil
 }
 
-// replay applies the log of c after c.pos to c.board. The log's lines are streamed through one feed
-// reader, the way a feed file is read.
-func (e *Engine) replay(ctx context.Context, c *contest) error {
+// replay applies the log of c after c.pos to c.board; with notify, it reports the changes as commits do.
+// The log's lines are streamed through one feed reader, the way a feed file is read.
+func (e *Engine) replay(ctx context.Context, c *contest, notify bool) error {
 	pr, pw := io.Pipe()
 	go func() {
 		// Buffered, so that the pipe hands over blocks of lines rather than each line (a goroutine switch).
@@ -228,19 +248,54 @@ func (e *Engine) replay(ctx context.Context, c *contest) error {
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
+	return e.applyLog(c, pr, notify)
+}
+
+// applyLog applies to c.board the log lines of r, which follow c.pos.
+func (e *Engine) applyLog(c *contest, r io.Reader, notify bool) error {
 	// Parsing runs on one core while the board applies on another.
-	_, err := ccs.Pipeline(pr, func(ev *rankd.Event, _ int, err error) error {
+	_, err := ccs.Pipeline(r, func(ev *rankd.Event, _ int, err error) error {
 		c.pos++
+		var ch *board.Change
 		if err == nil {
-			_, err = c.board.Apply(ev)
+			ch, err = c.board.Apply(ev)
 		}
 		if err != nil {
 			// Every line of the log was accepted once: one refused now means the log is damaged.
 			return rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d: %w", c.id, c.pos, err)
 		}
+		if notify {
+			e.changed(c, ch)
+		}
 		return nil
 	})
 	return err
+}
+
+// applyTail applies entries that other servers stored, which follow c.pos.
+func (e *Engine) applyTail(c *contest, entries []rankd.LogEntry) error {
+	if len(entries) > 0 && entries[0].Pos != c.pos+1 {
+		return rankd.Errorf(rankd.EINTERNAL, "contest %s: the log goes on at %d, not at %d", c.id, entries[0].Pos, c.pos+1)
+	}
+	var buf bytes.Buffer
+	for i := range entries {
+		buf.Write(entries[i].Data)
+		buf.WriteByte('\n')
+	}
+	return e.applyLog(c, &buf, true)
+}
+
+// changed reports what an applied event changed: to Notify, and to the projector.
+func (e *Engine) changed(c *contest, ch *board.Change) {
+	if len(ch.Diffs) == 0 {
+		return
+	}
+	if e.Notify != nil {
+		e.Notify(c.id, ch.Diffs)
+	}
+	if e.Projection != nil {
+		c.proj.touch(ch.Diffs)
+	}
 }
 
 // start runs the committer of c.
@@ -249,7 +304,18 @@ func (e *Engine) start(c *contest) {
 	go func() {
 		defer e.wg.Done()
 		e.commitLoop(c)
+		if e.Projection != nil {
+			close(c.proj.signal)
+		}
 	}()
+	if e.Projection != nil {
+		c.proj.signal = make(chan struct{}, 1)
+		e.wg.Add(1)
+		go func() {
+			defer e.wg.Done()
+			e.projectLoop(c)
+		}()
+	}
 }
 
 // commitLoop takes the queued requests of c, as many as are waiting, and commits them together.
@@ -293,11 +359,21 @@ func (e *Engine) commit(c *contest, batch []*request) {
 			entries = append(entries, r.entries...)
 		}
 	}
+	defer c.proj.kick()
 	begin := time.Now()
 	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	results, err := e.store.Append(context.Background(), c.id, entries, func(i int) error {
+	if len(entries) == 0 {
+		// Sync requests only.
+		if err := e.replay(context.Background(), c, true); err != nil {
+			e.Logger.Error("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
+			e.rebuild(c)
+		}
+		c.publish()
+		return
+	}
+	accept := func(i int) error {
 		applyBegin := time.Now()
 		ch, err := c.board.Apply(&entries[i].Event)
 		e.metrics.observeApply(time.Since(applyBegin))
@@ -305,24 +381,24 @@ func (e *Engine) commit(c *contest, batch []*request) {
 			return err
 		}
 		seqs[i] = c.board.Seq(rankd.JuryView)
-		if e.Notify != nil && len(ch.Diffs) > 0 {
-			e.Notify(c.id, ch.Diffs)
-		}
+		e.changed(c, ch)
 		return nil
-	})
+	}
+	var results []rankd.AppendResult
+	var err error
+	if shared, ok := e.store.(SharedLog); ok && e.Shared {
+		results, err = shared.AppendAfter(context.Background(), c.id, c.pos, func(tail []rankd.LogEntry) error {
+			return e.applyTail(c, tail)
+		}, entries, accept)
+	} else {
+		results, err = e.store.Append(context.Background(), c.id, entries, accept)
+	}
 	e.metrics.observeCommit(time.Since(begin), len(entries))
 	if err != nil {
 		e.Logger.Error("commit failed", slog.String("contest", c.id), slog.Int("entries", len(entries)),
 			slog.String("error", err.Error()))
 		// The board may hold events the log does not: build it again from what is durable.
-		fresh, rerr := e.restore(context.Background(), c.id)
-		if rerr != nil {
-			e.Logger.Error("rebuild after a failed commit failed", slog.String("contest", c.id),
-				slog.String("error", rerr.Error()))
-		} else {
-			c.board, c.pos, c.lastCheck = fresh.board, fresh.pos, fresh.lastCheck
-			c.publish()
-		}
+		e.rebuild(c)
 		for _, r := range batch {
 			r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
 		}
@@ -340,6 +416,20 @@ func (e *Engine) commit(c *contest, batch []*request) {
 			i++
 		}
 	}
+	c.publish()
+}
+
+// rebuild builds c's board again from what is durable, after a failure left it holding events the log may
+// not. It runs with c's lock held. The projection is rebuilt too: which rows changed is no longer known.
+func (e *Engine) rebuild(c *contest) {
+	fresh, err := e.restore(context.Background(), c.id)
+	if err != nil {
+		e.Logger.Error("rebuilding a board from the log failed", slog.String("contest", c.id),
+			slog.String("error", err.Error()))
+		return
+	}
+	c.board, c.pos, c.lastCheck = fresh.board, fresh.pos, fresh.lastCheck
+	c.proj.lost()
 	c.publish()
 }
 
@@ -440,7 +530,7 @@ func (e *Engine) Enqueue(ctx context.Context, contestID string, entries []rankd.
 		close(req.done)
 		return &Pending{req}, nil
 	}
-	c, err := e.contestFor(contestID, entries)
+	c, err := e.contestFor(ctx, contestID, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +567,7 @@ func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
 }
 
 // contestFor returns the live contest id, creating it when entries define a new contest of that id.
-func (e *Engine) contestFor(id string, entries []rankd.LogEntry) (*contest, error) {
+func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogEntry) (*contest, error) {
 	e.mu.RLock()
 	c, ok := e.contests[id]
 	closed := e.closed
@@ -487,6 +577,12 @@ func (e *Engine) contestFor(id string, entries []rankd.LogEntry) (*contest, erro
 		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
 	case ok:
 		return c, nil
+	}
+	if e.Shared {
+		// Perhaps created by another server.
+		if c, err := e.adopt(ctx, id); c != nil || err != nil {
+			return c, err
+		}
 	}
 	defined := false
 	for i := range entries {
@@ -512,6 +608,62 @@ func (e *Engine) contestFor(id string, entries []rankd.LogEntry) (*contest, erro
 	e.contests[id] = c
 	e.start(c)
 	return c, nil
+}
+
+// Sync brings the boards up to the log that other servers append to as well (see Shared): contests
+// created elsewhere are restored, and the others apply what was stored since their position. It returns
+// once each board has caught up with the log as it was when Sync was called.
+func (e *Engine) Sync(ctx context.Context) error {
+	ids, err := e.store.Contests(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := e.SyncContest(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SyncContest is Sync for one contest; a contest without a log is left alone.
+func (e *Engine) SyncContest(ctx context.Context, id string) error {
+	c, err := e.adopt(ctx, id)
+	if c == nil || err != nil {
+		return err
+	}
+	req := &request{sync: true, done: make(chan struct{})}
+	if err := e.enqueue(ctx, c, req); err != nil {
+		return err
+	}
+	_, err = (&Pending{req}).Wait(ctx)
+	return err
+}
+
+// adopt returns the live contest id, restoring it from the store when the engine does not hold it yet; nil
+// when the store has no log of it.
+func (e *Engine) adopt(ctx context.Context, id string) (*contest, error) {
+	e.mu.RLock()
+	c, ok := e.contests[id]
+	e.mu.RUnlock()
+	if ok {
+		return c, nil
+	}
+	fresh, err := e.restore(ctx, id)
+	if err != nil || fresh.board.Contest().ID == "" {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.contests[id]; ok {
+		return c, nil
+	}
+	if e.closed {
+		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
+	}
+	e.contests[id] = fresh
+	e.start(fresh)
+	return fresh, nil
 }
 
 // ContestIDs returns the ids of the live contests, sorted.

@@ -20,6 +20,19 @@ type objectKey struct {
 	id  string
 }
 
+// earlierKey is a version of an object, by content.
+type earlierKey struct {
+	objectKey
+	hash string
+}
+
+// keepsVersions reports whether objects of type typ are told apart from their earlier versions: submissions
+// and judgements only move forward, so a version of one sent again after a later one is a repeat (a judge
+// retrying a batch that held two versions of a judgement), never meant to set it back.
+func keepsVersions(typ rankd.EventType) bool {
+	return typ == rankd.EventSubmission || typ == rankd.EventJudgement
+}
+
 // version is the latest version of an object: its position and hash.
 type version struct {
 	pos  int64
@@ -35,6 +48,14 @@ type version struct {
 // in memory, calling accept, and writes the entries kept, the submissions list's changes and the log's new
 // end in a second round trip (COPY for large calls), then commits.
 func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(i int) error) ([]rankd.AppendResult, error) {
+	return db.AppendAfter(ctx, contestID, -1, nil, entries, accept)
+}
+
+// AppendAfter is Append for a server that follows a log other servers append to too: once the contest is
+// locked, and before any accept, it calls tail once with the entries after position after (those the caller
+// has not applied yet; none when after < 0), in the same transaction, so that the caller's board is at the
+// log's end when it decides about its own entries. An error of tail undoes the call.
+func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, tail func([]rankd.LogEntry) error, entries []rankd.LogEntry, accept func(i int) error) ([]rankd.AppendResult, error) {
 	if contestID == "" {
 		return nil, rankd.Errorf(rankd.EINVALID, "no contest id given")
 	}
@@ -53,9 +74,14 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 		return nil, fail(ctx, "append", err)
 	}
 	defer rollback(ctx, tx)
-	a := appendCall{ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results}
+	a := appendCall{ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results, after: after}
 	if err := a.lookup(); err != nil {
 		return nil, fail(ctx, "append", err)
+	}
+	if tail != nil && len(a.tail) > 0 {
+		if err := tail(a.tail); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.decide(accept); err != nil {
 		return nil, fail(ctx, "append", err)
@@ -100,7 +126,12 @@ type appendCall struct {
 	stored  time.Time
 	tokens  map[string]int64      // position of each token of the call found in the log, or stored by the call
 	objects map[objectKey]version // latest version of each object of the call, in the log or stored by the call
+	// earlier versions of the call's submissions and judgements (see keepsVersions) found in the log or
+	// replaced by the call: the position of each by object and hash
+	earlier map[earlierKey]int64
 	keep    []int                 // the entries to store, in order
+	after   int64                 // the caller's position: the entries after it are read into tail; < 0: none
+	tail    []rankd.LogEntry
 }
 
 // lockQuery locks a contest's row and returns its key and the log's last position. In a batch, the queries
@@ -110,10 +141,12 @@ const lockQuery = `SELECT key, last_pos FROM contests WHERE id = $1 FOR UPDATE`
 // lookup locks the contest and reads what deduplication needs, in one round trip; a new contest gets its row.
 func (a *appendCall) lookup() error {
 	var tokens []string
-	var types []int16
-	var ids []string
+	var types, vTypes []int16
+	var ids, vIDs []string
+	var vHashes [][]byte
 	a.tokens = make(map[string]int64)
 	a.objects = make(map[objectKey]version)
+	a.earlier = make(map[earlierKey]int64)
 	for i := range a.entries {
 		e := &a.entries[i]
 		if e.Token != "" {
@@ -130,10 +163,17 @@ func (a *appendCall) lookup() error {
 				types = append(types, int16(k.typ))
 				ids = append(ids, k.id)
 			}
+			if ek := (earlierKey{k, e.Hash}); keepsVersions(k.typ) {
+				if _, ok := a.earlier[ek]; !ok {
+					a.earlier[ek] = 0
+					vTypes, vIDs, vHashes = append(vTypes, int16(k.typ)), append(vIDs, k.id), append(vHashes, []byte(e.Hash))
+				}
+			}
 		}
 	}
 	clear(a.tokens)
 	clear(a.objects)
+	clear(a.earlier)
 
 	var b pgx.Batch
 	b.Queue(lockQuery, a.contestID).QueryRow(func(row pgx.Row) error {
@@ -177,6 +217,33 @@ func (a *appendCall) lookup() error {
 			return err
 		})
 	}
+	if len(vTypes) > 0 {
+		b.Queue(`SELECT e.type, e.object_id, e.hash, min(e.pos)
+			FROM unnest($2::smallint[], $3::text[], $4::bytea[]) AS k (type, id, hash)
+			JOIN events AS e ON e.contest = (SELECT key FROM contests WHERE id = $1)
+				AND e.type = k.type AND e.object_id = k.id AND e.hash = k.hash
+			GROUP BY 1, 2, 3`,
+			a.contestID, vTypes, vIDs, vHashes).Query(func(rows pgx.Rows) error {
+			var typ int16
+			var id string
+			var hash []byte
+			var pos int64
+			_, err := pgx.ForEachRow(rows, []any{&typ, &id, &hash, &pos}, func() error {
+				a.earlier[earlierKey{objectKey{rankd.EventType(typ), id}, string(hash)}] = pos
+				return nil
+			})
+			return err
+		})
+	}
+	a.tail = a.tail[:0]
+	if a.after >= 0 {
+		b.Queue(replayQuery, a.contestID, a.after).Query(func(rows pgx.Rows) error {
+			return scanEntries(rows, func(e *rankd.LogEntry) error {
+				a.tail = append(a.tail, *e)
+				return nil
+			})
+		})
+	}
 	b.Queue(`SELECT clock_timestamp()`).QueryRow(func(row pgx.Row) error { return row.Scan(&a.stored) })
 	if err := a.tx.SendBatch(a.ctx, &b).Close(); err != nil {
 		return err
@@ -209,10 +276,16 @@ func (a *appendCall) decide(accept func(i int) error) error {
 				continue
 			}
 		}
-		// Only the latest version counts: A, B, A are three versions, a second A after them is not.
+		// The latest version sent again is a repeat; an earlier one is too for submissions and judgements
+		// (see keepsVersions): for other objects A, B, A are three versions, a second A after them is not.
 		key := objectKey{e.Event.Type, e.Event.ID}
-		if v := a.objects[key]; v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
+		v := a.objects[key]
+		if v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
 			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
+			continue
+		}
+		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" {
+			a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 			continue
 		}
 		if accept != nil {
@@ -227,6 +300,12 @@ func (a *appendCall) decide(accept func(i int) error) error {
 		}
 		last++
 		a.results[i] = rankd.AppendResult{Pos: last}
+		if v.pos > 0 && v.hash != "" && keepsVersions(key.typ) {
+			ek := earlierKey{key, v.hash}
+			if a.earlier[ek] == 0 {
+				a.earlier[ek] = v.pos
+			}
+		}
 		a.objects[key] = version{pos: last, hash: e.Hash}
 		if e.Token != "" {
 			a.tokens[e.Token] = last
@@ -372,19 +451,38 @@ func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func
 	if after == math.MaxInt64 || !validText(contestID) {
 		return ctx.Err() // nothing after the end; no such contest
 	}
-	rows, err := db.pool.Query(ctx, `SELECT pos, COALESCE(token, ''), hash, data, stored_at FROM events
-		WHERE contest = (SELECT key FROM contests WHERE id = $1) AND pos > $2
-		ORDER BY pos`, contestID, after)
+	rows, err := db.pool.Query(ctx, replayQuery, contestID, after)
 	if err != nil {
 		return fail(ctx, "replay", err)
 	}
+	if err := scanEntries(rows, fn); err != nil {
+		if ce, ours := err.(callerError); ours {
+			return ce.err
+		}
+		return fail(ctx, "replay", err)
+	}
+	return nil
+}
+
+// replayQuery reads a contest's entries after a position, in order.
+const replayQuery = `SELECT pos, COALESCE(token, ''), hash, data, stored_at FROM events
+	WHERE contest = (SELECT key FROM contests WHERE id = $1) AND pos > $2
+	ORDER BY pos`
+
+// callerError carries an error of the caller's function through scanEntries, so that it is returned as it is.
+type callerError struct{ err error }
+
+func (e callerError) Error() string { return e.err.Error() }
+
+// scanEntries calls fn with each entry of rows (of replayQuery), and closes rows.
+func scanEntries(rows pgx.Rows, fn func(*rankd.LogEntry) error) error {
 	defer rows.Close()
 	var e rankd.LogEntry
 	var hash []byte
 	for rows.Next() {
 		e = rankd.LogEntry{}
 		if err := rows.Scan(&e.Pos, &e.Token, &hash, &e.Data, &e.Stored); err != nil {
-			return fail(ctx, "replay", err)
+			return err
 		}
 		e.Hash = string(hash)
 		e.Stored = e.Stored.UTC()
@@ -392,13 +490,10 @@ func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func
 			e.Data = []byte{}
 		}
 		if err := fn(&e); err != nil {
-			return err
+			return callerError{err}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fail(ctx, "replay", err)
-	}
-	return nil
+	return rows.Err()
 }
 
 // Contests returns the ids of the contests that have a log, in id order (bytewise).

@@ -527,3 +527,50 @@ func TestHoldExclusive(t *testing.T) {
 		t.Errorf("after the first closed: got %v, want the lock", err)
 	}
 }
+
+// Two servers over one log: AppendAfter hands each the entries the other stored, before its own are decided.
+func TestAppendAfter(t *testing.T) {
+	u := pgtest.MustSchema(t)
+	a, b := MustOpen(t, u), MustOpen(t, u)
+	ctx := context.Background()
+	storetest.MustAppend(t, a, "c1", storetest.Entry(rankd.EventTeam, "t1", "t1"), storetest.Entry(rankd.EventTeam, "t2", "t2"))
+	for _, tc := range []struct {
+		after    int64
+		wantTail []int64
+	}{
+		{after: 0, wantTail: []int64{1, 2}},
+		{after: 2, wantTail: nil},
+		{after: -1, wantTail: nil},
+	} {
+		var tail []int64
+		accepted := false
+		res, err := b.AppendAfter(ctx, "c1", tc.after, func(entries []rankd.LogEntry) error {
+			for _, e := range entries {
+				tail = append(tail, e.Pos)
+			}
+			return nil
+		}, []rankd.LogEntry{storetest.Entry(rankd.EventTeam, "t2", "t2")}, func(int) error {
+			accepted = true
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tail, tc.wantTail) {
+			t.Errorf("after %d: got tail %v, want %v", tc.after, tail, tc.wantTail)
+		}
+		if !res[0].Duplicate || res[0].Pos != 2 || accepted {
+			t.Errorf("after %d: got %+v (accept called: %v), want the duplicate of entry 2", tc.after, res[0], accepted)
+		}
+	}
+	// A tail refused undoes the call.
+	refused := errors.New("refused")
+	_, err := b.AppendAfter(ctx, "c1", 1, func([]rankd.LogEntry) error { return refused },
+		[]rankd.LogEntry{storetest.Entry(rankd.EventTeam, "t3", "t3")}, nil)
+	if !errors.Is(err, refused) {
+		t.Errorf("tail refused: got %v, want %v", err, refused)
+	}
+	if log := storetest.MustReplay(t, a, "c1", 0); len(log) != 2 {
+		t.Errorf("after a refused tail: got %d entries, want 2", len(log))
+	}
+}

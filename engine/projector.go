@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"rankd"
+	"rankd/board"
+)
+
+// The projector of a contest keeps the engine's Projection up to date with its board. Commits mark the
+// rows they change (under the contest's lock); the projector, on its own goroutine so that the network
+// never holds a commit up, renders the marked rows as the board holds them and sends them as one update at
+// the board's position. What a failed update carried is marked again and sent with the next one, so
+// nothing is lost while the projection is unreachable. A projection that lost its data, or one whose
+// position this board cannot account for (at start-up, after a rebuild of the board), is rebuilt whole.
+
+// Bounds of the wait between two attempts when the projection fails.
+const (
+	projectRetryMin = 50 * time.Millisecond
+	projectRetryMax = 5 * time.Second
+)
+
+// projectorState is a contest's projector's share of the contest. Its fields other than signal are guarded
+// by the contest's lock: written under the write lock, or by the projector alone under the read lock.
+type projectorState struct {
+	signal chan struct{} // a kick: rows are marked; closed when the committer stops
+	dirty  [2]map[string]struct{}
+	// whole asks for a full rebuild rather than an update: the projection's content is not known. wholeGen
+	// counts the requests, so that a rebuild done meanwhile does not answer a later one.
+	whole    bool
+	wholeGen uint64
+}
+
+// viewsProjected are the views a projection holds, in the order of projectorState.dirty.
+var viewsProjected = [2]rankd.View{rankd.JuryView, rankd.PublicView}
+
+// touch marks the rows that diffs name.
+func (p *projectorState) touch(diffs []board.Diff) {
+	for _, d := range diffs {
+		i := 0
+		switch d.View.Kind {
+		case rankd.ViewJury:
+		case rankd.ViewPublic:
+			i = 1
+		default:
+			continue
+		}
+		if p.dirty[i] == nil {
+			p.dirty[i] = make(map[string]struct{})
+		}
+		for _, r := range d.Rows {
+			p.dirty[i][r.TeamID] = struct{}{}
+		}
+	}
+}
+
+// lost asks for a full rebuild.
+func (p *projectorState) lost() {
+	p.whole = true
+	p.wholeGen++
+}
+
+// kick wakes the projector, when there is one.
+func (p *projectorState) kick() {
+	if p.signal == nil {
+		return
+	}
+	select {
+	case p.signal <- struct{}{}:
+	default:
+	}
+}
+
+// projectLoop runs c's projector until its committer stops, then sends what is left once.
+func (e *Engine) projectLoop(c *contest) {
+	ctx := context.Background()
+	c.mu.Lock()
+	if !e.projectionAt(ctx, c) {
+		c.proj.lost()
+	}
+	c.mu.Unlock()
+	var wait time.Duration
+	for open := true; ; {
+		err := e.project(ctx, c)
+		if !open {
+			return
+		}
+		if err == nil {
+			wait = 0
+		} else {
+			wait = min(max(2*wait, projectRetryMin), projectRetryMax)
+			e.Logger.Warn("projection failed; retrying", slog.String("contest", c.id), slog.Duration("in", wait),
+				slog.String("error", err.Error()))
+		}
+		if wait == 0 {
+			_, open = <-c.proj.signal
+			continue
+		}
+		select {
+		case _, open = <-c.proj.signal:
+		case <-time.After(wait):
+		}
+	}
+}
+
+// projectionAt reports whether the projection holds c's board at its position (it then only needs
+// updates).
+func (e *Engine) projectionAt(ctx context.Context, c *contest) bool {
+	pos, err := e.Projection.Position(ctx, c.id)
+	return err == nil && pos == c.pos && pos > 0
+}
+
+// project sends what is marked: an update, or the whole board when the projection needs it.
+func (e *Engine) project(ctx context.Context, c *contest) error {
+	c.mu.RLock()
+	if c.board.Contest().ID == "" {
+		c.mu.RUnlock()
+		return nil
+	}
+	if c.proj.whole {
+		gen := c.proj.wholeGen
+		full := e.render(c, nil)
+		c.mu.RUnlock()
+		if err := e.Projection.Rebuild(ctx, full); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.proj.whole = c.proj.wholeGen != gen
+		c.mu.Unlock()
+		return nil
+	}
+	if len(c.proj.dirty[0]) == 0 && len(c.proj.dirty[1]) == 0 {
+		c.mu.RUnlock()
+		return nil
+	}
+	// The projector alone writes dirty under the read lock; commits wait for the write lock.
+	dirty := c.proj.dirty
+	c.proj.dirty = [2]map[string]struct{}{}
+	u := e.render(c, &dirty)
+	c.mu.RUnlock()
+	_, err := e.Projection.Project(ctx, u)
+	switch {
+	case err == nil:
+		// Applied, or already past: then whoever moved it past sent these rows as well.
+		return nil
+	case rankd.ErrorCode(err) == rankd.ECONFLICT:
+		c.mu.Lock()
+		c.proj.lost()
+		c.mu.Unlock()
+		return e.project(ctx, c)
+	}
+	c.mu.Lock()
+	for i, set := range dirty {
+		if c.proj.dirty[i] == nil {
+			c.proj.dirty[i] = set
+			continue
+		}
+		for id := range set {
+			c.proj.dirty[i][id] = struct{}{}
+		}
+	}
+	c.mu.Unlock()
+	return err
+}
+
+// render builds the projection update of c's board: the rows of dirty, or every ranked row when dirty is
+// nil. It runs with c's lock held.
+func (e *Engine) render(c *contest, dirty *[2]map[string]struct{}) rankd.ProjectionUpdate {
+	b := c.board
+	u := rankd.ProjectionUpdate{ContestID: c.id, Pos: c.pos, Contest: b.Contest(), Problems: b.Problems()}
+	for i, v := range viewsProjected {
+		vu := rankd.ViewUpdate{View: v, Seq: b.Seq(v)}
+		if dirty == nil {
+			vu.Rows = b.ProjectedRows(v)
+		} else {
+			if len(dirty[i]) == 0 {
+				continue
+			}
+			for id := range dirty[i] {
+				if r, ok := b.Projected(v, id); ok {
+					vu.Rows = append(vu.Rows, r)
+				} else {
+					vu.Removed = append(vu.Removed, id)
+				}
+			}
+		}
+		u.Views = append(u.Views, vu)
+	}
+	return u
+}

@@ -1,0 +1,256 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/engine"
+)
+
+// memProjection is a projection in memory that fails on demand: refusing calls (an unreachable server) or
+// losing its data (a flushed one).
+type memProjection struct {
+	mu       sync.Mutex
+	fail     bool
+	contests map[string]*memContest
+	updates  int
+	rebuilds int
+}
+
+type memContest struct {
+	pos  int64
+	seqs [2]uint64
+	rows [2]map[string]rankd.ProjectedRow
+}
+
+var errDown = rankd.Errorf(rankd.EUNAVAILABLE, "projection down")
+
+func newMemProjection() *memProjection {
+	return &memProjection{contests: map[string]*memContest{}}
+}
+
+func viewIndex(v rankd.View) int {
+	if v.Kind == rankd.ViewJury {
+		return 0
+	}
+	return 1
+}
+
+func (p *memProjection) Project(_ context.Context, u rankd.ProjectionUpdate) (bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail {
+		return false, errDown
+	}
+	c, ok := p.contests[u.ContestID]
+	switch {
+	case !ok:
+		return false, rankd.Errorf(rankd.ECONFLICT, "projection lost")
+	case u.Pos <= c.pos:
+		return false, nil
+	}
+	p.updates++
+	c.pos = u.Pos
+	for _, vu := range u.Views {
+		i := viewIndex(vu.View)
+		c.seqs[i] = vu.Seq
+		for _, r := range vu.Rows {
+			c.rows[i][r.TeamID] = r
+		}
+		for _, id := range vu.Removed {
+			delete(c.rows[i], id)
+		}
+	}
+	return true, nil
+}
+
+func (p *memProjection) Rebuild(_ context.Context, full rankd.ProjectionUpdate) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail {
+		return errDown
+	}
+	if c, ok := p.contests[full.ContestID]; ok && c.pos > full.Pos {
+		return nil
+	}
+	p.rebuilds++
+	c := &memContest{pos: full.Pos, rows: [2]map[string]rankd.ProjectedRow{{}, {}}}
+	for _, vu := range full.Views {
+		i := viewIndex(vu.View)
+		c.seqs[i] = vu.Seq
+		for _, r := range vu.Rows {
+			c.rows[i][r.TeamID] = r
+		}
+	}
+	p.contests[full.ContestID] = c
+	return nil
+}
+
+func (p *memProjection) Position(_ context.Context, contestID string) (int64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail {
+		return 0, errDown
+	}
+	if c, ok := p.contests[contestID]; ok {
+		return c.pos, nil
+	}
+	return 0, nil
+}
+
+func (p *memProjection) Standings(context.Context, rankd.ProjectionQuery) (rankd.Standings, error) {
+	return rankd.Standings{}, errors.New("not used")
+}
+
+func (p *memProjection) setFail(fail bool) {
+	p.mu.Lock()
+	p.fail = fail
+	p.mu.Unlock()
+}
+
+func (p *memProjection) flush() {
+	p.mu.Lock()
+	clear(p.contests)
+	p.mu.Unlock()
+}
+
+// MustMatchProjection waits until the projection holds the board of contest id (its position, sequence
+// numbers and every ranked row of both views), and fails when it does not within a few seconds.
+func MustMatchProjection(tb testing.TB, e *engine.Engine, p *memProjection, id string) {
+	tb.Helper()
+	var why string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		err := e.Read(id, func(b *board.Board, pos int64) error {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			c, ok := p.contests[id]
+			switch {
+			case !ok:
+				why = "no projection"
+				return nil
+			case c.pos != pos:
+				why = fmt.Sprintf("got position %d, want %d", c.pos, pos)
+				return nil
+			}
+			for i, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
+				want := map[string]rankd.ProjectedRow{}
+				for _, r := range b.ProjectedRows(v) {
+					want[r.TeamID] = r
+				}
+				if c.seqs[i] != b.Seq(v) {
+					why = "sequence of " + v.String() + " differs"
+					return nil
+				}
+				if !maps.EqualFunc(c.rows[i], want, func(x, y rankd.ProjectedRow) bool {
+					// Ranks are the projection's own business: it works them out from the order.
+					x.Rank, y.Rank = 0, 0
+					return reflect.DeepEqual(x, y)
+				}) {
+					why = "rows of " + v.String() + " differ"
+					return nil
+				}
+			}
+			why = ""
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if why == "" {
+			return
+		}
+	}
+	tb.Fatalf("the projection does not hold the board: %s", why)
+}
+
+// The projection follows the board through outages and losses: whatever fails, it ends up holding the
+// board exactly.
+func TestProjectionFollowsBoard(t *testing.T) {
+	p := newMemProjection()
+	e := engine.New(MustOpenStore(t, t.TempDir()), nil)
+	e.Projection = p
+	if err := e.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	entries := contestEntries(t)
+	chunks := [][]rankd.LogEntry{}
+	for len(entries) > 0 {
+		n := min(len(entries), 50)
+		chunks = append(chunks, entries[:n])
+		entries = entries[n:]
+	}
+	ctx := context.Background()
+	for i, chunk := range chunks {
+		switch i % 5 {
+		case 1:
+			p.setFail(true) // down for this chunk
+		case 2:
+			p.setFail(false)
+		case 3:
+			if i%10 == 3 {
+				p.flush()
+			}
+		}
+		if _, err := e.Submit(ctx, "c", chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.setFail(false)
+	MustMatchProjection(t, e, p, "c")
+	if p.updates == 0 || p.rebuilds < 2 {
+		t.Errorf("got %d updates and %d rebuilds, want updates and a rebuild after each loss", p.updates, p.rebuilds)
+	}
+}
+
+// A server that starts over a projection at its own position sends updates only; one that finds it
+// elsewhere rebuilds it.
+func TestProjectionAtStart(t *testing.T) {
+	dir := t.TempDir()
+	p := newMemProjection()
+	e := engine.New(MustOpenStore(t, dir), nil)
+	e.Projection = p
+	if err := e.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(context.Background(), "c", contestEntries(t)); err != nil {
+		t.Fatal(err)
+	}
+	MustMatchProjection(t, e, p, "c")
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name         string
+		prepare      func()
+		wantRebuilds int
+	}{
+		{"at its position", func() {}, 0},
+		{"lost", p.flush, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.prepare()
+			p.rebuilds = 0
+			e := engine.New(MustOpenStore(t, dir), nil)
+			e.Projection = p
+			if err := e.Open(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			MustMatchProjection(t, e, p, "c")
+			if err := e.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if p.rebuilds != tc.wantRebuilds {
+				t.Errorf("got %d rebuilds, want %d", p.rebuilds, tc.wantRebuilds)
+			}
+		})
+	}
+}
