@@ -129,8 +129,8 @@ type appendCall struct {
 	// earlier versions of the call's submissions and judgements (see keepsVersions) found in the log or
 	// replaced by the call: the position of each by object and hash
 	earlier map[earlierKey]int64
-	keep    []int                 // the entries to store, in order
-	after   int64                 // the caller's position: the entries after it are read into tail; < 0: none
+	keep    []int // the entries to store, in order
+	after   int64 // the caller's position: the entries after it are read into tail; < 0: none
 	tail    []rankd.LogEntry
 }
 
