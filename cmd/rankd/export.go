@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+	"rankd/export"
+)
+
+// export writes the standings of a feed, computed offline as "rankd standings" does, in a format for
+// organisers.
+func (m *Main) export(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	format := fs.String("format", "csv", "csv, xlsx, tsv (the ICPC results.tsv) or json (a Contest API 2023-06 scoreboard object)")
+	viewName := fs.String("view", "public", "public or jury (the public view of a thawed or finalized contest is final)")
+	out := fs.String("out", "", "write to this file instead of standard output (required for xlsx)")
+	fs.Usage = func() {
+		fmt.Fprintln(m.Stderr, "Usage: rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(m.Stderr, "rankd export: give one CCS event feed (NDJSON), or - for standard input")
+		fs.Usage()
+		return errUsage
+	}
+	switch *format {
+	case "csv", "xlsx", "tsv", "json":
+	default:
+		return fmt.Errorf("unknown format %q (want csv, xlsx, tsv or json)", *format)
+	}
+	if *format == "xlsx" && *out == "" {
+		// A workbook is binary: on a terminal it is garbage, and a pipe is rarely what was meant.
+		return fmt.Errorf("xlsx needs --out FILE")
+	}
+	view, err := rankd.ParseView(*viewName)
+	if err != nil {
+		return err
+	}
+	if view.Kind == rankd.ViewTeam {
+		return fmt.Errorf("--view %s: exports are of the public or the jury view", *viewName)
+	}
+
+	b, err := m.load(ctx, fs.Arg(0), atTime{})
+	if err != nil {
+		return err
+	}
+	st, err := b.Standings(view, 0, -1)
+	if err != nil {
+		return err
+	}
+	eb := exportBoard(b, view, st)
+	write := func(w io.Writer) error {
+		switch *format {
+		case "csv":
+			return export.CSV(w, eb)
+		case "xlsx":
+			return export.XLSX(w, eb)
+		case "tsv":
+			return export.ResultsTSV(w, eb)
+		}
+		// The Contest API scoreboard is package ccs's, as for "rankd standings --format ccs": one object.
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ccs.Scoreboard(&eb.Contest, eb.Problems, st, b.State(), boardTime(b, atTime{}))); err != nil {
+			return fmt.Errorf("write json: %w", err)
+		}
+		return nil
+	}
+	if *out == "" {
+		return write(m.Stdout)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(*out) // a half-written export is worse than none
+		return err
+	}
+	return f.Close()
+}
+
+// exportBoard gathers what the exports need from a board: its definitions, the standings read in view v, and
+// the awards of that view.
+func exportBoard(b *board.Board, v rankd.View, st rankd.Standings) *export.Board {
+	teams := b.Teams()
+	var orgs []rankd.Organization
+	seen := map[string]bool{}
+	for _, t := range teams {
+		if o, ok := b.Organization(t.OrganizationID); ok && !seen[o.ID] {
+			seen[o.ID] = true
+			orgs = append(orgs, o)
+		}
+	}
+	return &export.Board{
+		Contest:       b.Contest(),
+		Problems:      b.Problems(),
+		Teams:         teams,
+		Groups:        b.Groups(),
+		Organizations: orgs,
+		Standings:     st,
+		Awards:        b.Awards(v),
+	}
+}
