@@ -156,6 +156,9 @@ type contest struct {
 	board     *board.Board
 	pos       int64 // the log position the board has applied
 	lastCheck int64 // the position of the latest checkpoint
+	// stale says that the board may hold events the log does not (a commit failed, and so did the rebuild
+	// from the log, the store being down): nobody reads it, and the next commit rebuilds it first.
+	stale bool
 
 	// public is what the public may know of the board now, readable without the lock.
 	public atomic.Pointer[Public]
@@ -364,6 +367,14 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.stale {
+		if e.rebuild(c); c.stale {
+			for _, r := range batch {
+				r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
+			}
+			return
+		}
+	}
 	if len(entries) == 0 {
 		// Sync requests only.
 		if err := e.replay(context.Background(), c, true); err != nil {
@@ -426,9 +437,10 @@ func (e *Engine) rebuild(c *contest) {
 	if err != nil {
 		e.Logger.Error("rebuilding a board from the log failed", slog.String("contest", c.id),
 			slog.String("error", err.Error()))
+		c.stale = true
 		return
 	}
-	c.board, c.pos, c.lastCheck = fresh.board, fresh.pos, fresh.lastCheck
+	c.board, c.pos, c.lastCheck, c.stale = fresh.board, fresh.pos, fresh.lastCheck, false
 	c.proj.lost()
 	c.publish()
 }
@@ -437,7 +449,7 @@ func (e *Engine) rebuild(c *contest) {
 func (e *Engine) checkpoint(ctx context.Context, c *contest) error {
 	c.mu.RLock()
 	pos := c.pos
-	if pos == c.lastCheck {
+	if pos == c.lastCheck || c.stale {
 		c.mu.RUnlock()
 		return nil
 	}
@@ -689,7 +701,10 @@ func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.board.Contest().ID == "" {
+	switch {
+	case c.stale:
+		return rankd.Errorf(rankd.EUNAVAILABLE, "contest %q is being rebuilt from the log; retry", contestID)
+	case c.board.Contest().ID == "":
 		// Created, but its definition was refused: it does not exist yet.
 		return rankd.Errorf(rankd.ENOTFOUND, "no contest %q", contestID)
 	}

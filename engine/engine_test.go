@@ -19,6 +19,24 @@ import (
 type failingStore struct {
 	*sqlite.DB
 	fail atomic.Bool
+	// down makes reads fail too, as a store that cannot be reached.
+	down atomic.Bool
+}
+
+var errDisk = errors.New("disk on fire")
+
+func (s *failingStore) Replay(ctx context.Context, contestID string, after int64, fn func(*rankd.LogEntry) error) error {
+	if s.down.Load() {
+		return errDisk
+	}
+	return s.DB.Replay(ctx, contestID, after, fn)
+}
+
+func (s *failingStore) LatestCheckpoint(ctx context.Context, contestID string) (rankd.Checkpoint, error) {
+	if s.down.Load() {
+		return rankd.Checkpoint{}, errDisk
+	}
+	return s.DB.LatestCheckpoint(ctx, contestID)
 }
 
 func (s *failingStore) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
@@ -28,7 +46,7 @@ func (s *failingStore) Append(ctx context.Context, contestID string, entries []r
 				continue
 			}
 		}
-		return nil, errors.New("disk on fire")
+		return nil, errDisk
 	}
 	return s.DB.Append(ctx, contestID, entries, accept)
 }
@@ -133,6 +151,53 @@ func TestFailedCommitLeavesNothing(t *testing.T) {
 		if r.Status != engine.StatusAccepted && r.Status != engine.StatusDuplicate {
 			t.Fatalf("retry, entry %d: got %+v", i, r)
 		}
+	}
+}
+
+// A commit that fails while the store cannot be read either leaves a board nobody reads (it may hold the
+// failed events) until the store is back: the next commit rebuilds it from the log first.
+func TestStoreDownThenBack(t *testing.T) {
+	ctx := context.Background()
+	store := &failingStore{DB: MustOpenStore(t, t.TempDir())}
+	defer store.Close()
+	e := MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	half := len(entries) / 2
+	if _, err := e.Submit(ctx, "c", entries[:half]); err != nil {
+		t.Fatal(err)
+	}
+	before := MustStandings(t, e, "c")
+
+	store.fail.Store(true)
+	store.down.Store(true)
+	for range 2 { // the second time, the board is still stale and the store still down
+		if _, err := e.Submit(ctx, "c", entries[half:]); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+			t.Fatalf("store down: got %v, want code %s", err, rankd.EUNAVAILABLE)
+		}
+	}
+	err := e.Read("c", func(*board.Board, int64) error { return nil })
+	if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Fatalf("read while the board is stale: got %v, want code %s", err, rankd.EUNAVAILABLE)
+	}
+
+	store.fail.Store(false)
+	store.down.Store(false)
+	if _, err := e.Submit(ctx, "c", entries[half:half+1]); err != nil {
+		t.Fatal(err)
+	}
+	b := board.New()
+	for i := range entries[:half+1] {
+		if _, err := b.Apply(&entries[i].Event); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := b.Standings(rankd.JuryView, 0, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := MustStandings(t, e, "c"); !equalStandings(got, want) || equalStandings(got, before) {
+		t.Fatal("after the store came back: the board is not the log's")
 	}
 }
 

@@ -115,6 +115,10 @@ func (e *Engine) projectionAt(ctx context.Context, c *contest) bool {
 // project sends what is marked: an update, or the whole board when the projection needs it.
 func (e *Engine) project(ctx context.Context, c *contest) error {
 	c.mu.RLock()
+	if c.stale {
+		c.mu.RUnlock()
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the board is being rebuilt")
+	}
 	if c.board.Contest().ID == "" {
 		c.mu.RUnlock()
 		return nil
