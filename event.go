@@ -19,6 +19,13 @@ const (
 	EventAward
 )
 
+// MovesForward reports whether objects of type t only move forward: a submission, a judgement and the
+// contest's state never go back to an earlier version, so an earlier version sent again is a retry (see
+// AppendResult.Duplicate), whereas a team, say, may well be hidden, shown and hidden again.
+func (t EventType) MovesForward() bool {
+	return t == EventSubmission || t == EventJudgement || t == EventState
+}
+
 var eventTypeNames = [...]string{
 	EventUnknown:       "unknown",
 	EventContest:       "contest",

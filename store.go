@@ -30,9 +30,8 @@ type AppendResult struct {
 	// refused entry.
 	Pos int64
 	// Duplicate reports that the entry was already in the log: its token was, or the latest version of its
-	// object (same Event.Type and Event.ID) has the same Hash, or, for a submission or judgement, any earlier
-	// version has: these only move forward, so an earlier version sent again is a retry, never meant to set
-	// the object back. Nothing was stored.
+	// object (same Event.Type and Event.ID) has the same Hash, or, for an object that only moves forward (see
+	// EventType.MovesForward), any earlier version has. Nothing was stored.
 	Duplicate bool
 	// Err is why the entry was refused (the accept function's error); nothing was stored.
 	Err error

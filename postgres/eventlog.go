@@ -26,13 +26,6 @@ type earlierKey struct {
 	hash string
 }
 
-// keepsVersions reports whether objects of type typ are told apart from their earlier versions: submissions
-// and judgements only move forward, so a version of one sent again after a later one is a repeat (a judge
-// retrying a batch that held two versions of a judgement), never meant to set it back.
-func keepsVersions(typ rankd.EventType) bool {
-	return typ == rankd.EventSubmission || typ == rankd.EventJudgement
-}
-
 // version is the latest version of an object: its position and hash.
 type version struct {
 	pos  int64
@@ -126,7 +119,7 @@ type appendCall struct {
 	stored  time.Time
 	tokens  map[string]int64      // position of each token of the call found in the log, or stored by the call
 	objects map[objectKey]version // latest version of each object of the call, in the log or stored by the call
-	// earlier versions of the call's submissions and judgements (see keepsVersions) found in the log or
+	// earlier versions of the call's objects that move forward (rankd.EventType.MovesForward) found in the log or
 	// replaced by the call: the position of each by object and hash
 	earlier map[earlierKey]int64
 	keep    []int // the entries to store, in order
@@ -163,7 +156,7 @@ func (a *appendCall) lookup() error {
 				types = append(types, int16(k.typ))
 				ids = append(ids, k.id)
 			}
-			if ek := (earlierKey{k, e.Hash}); keepsVersions(k.typ) {
+			if ek := (earlierKey{k, e.Hash}); k.typ.MovesForward() {
 				if _, ok := a.earlier[ek]; !ok {
 					a.earlier[ek] = 0
 					vTypes, vIDs, vHashes = append(vTypes, int16(k.typ)), append(vIDs, k.id), append(vHashes, []byte(e.Hash))
@@ -276,8 +269,8 @@ func (a *appendCall) decide(accept func(i int) error) error {
 				continue
 			}
 		}
-		// The latest version sent again is a repeat; an earlier one is too for submissions and judgements
-		// (see keepsVersions): for other objects A, B, A are three versions, a second A after them is not.
+		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
+		// (rankd.EventType.MovesForward): for others A, B, A are three versions, a second A after them is not.
 		key := objectKey{e.Event.Type, e.Event.ID}
 		v := a.objects[key]
 		if v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
@@ -300,7 +293,7 @@ func (a *appendCall) decide(accept func(i int) error) error {
 		}
 		last++
 		a.results[i] = rankd.AppendResult{Pos: last}
-		if v.pos > 0 && v.hash != "" && keepsVersions(key.typ) {
+		if v.pos > 0 && v.hash != "" && key.typ.MovesForward() {
 			ek := earlierKey{key, v.hash}
 			if a.earlier[ek] == 0 {
 				a.earlier[ek] = v.pos

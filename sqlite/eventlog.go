@@ -189,8 +189,8 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			}
 			tTaken = taken
 		}
-		// The latest version sent again is a repeat; an earlier one is too for submissions and judgements
-		// (see keepsVersions): for other objects A, B, A are three versions, a second A after them is not.
+		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
+		// (rankd.EventType.MovesForward): for others A, B, A are three versions, a second A after them is not.
 		on := name{uint8(e.Event.Type), e.Event.ID}
 		ok := key(on)
 		j, found, taken := objects.get(ok, on)

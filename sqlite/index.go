@@ -137,14 +137,10 @@ func (x *index) apply(part int, first int64, count int, keys string) error {
 	return nil
 }
 
-// Submissions and judgements only move forward: a version of one sent again after a later version is a
-// repeat (a judge retrying a batch that held two versions of a judgement), never meant to set it back. So
-// the tokens table also holds, by object and content, every version of these that a later one replaced.
-
-// keepsVersions reports whether objects of type typ are told apart from their earlier versions.
-func keepsVersions(typ rankd.EventType) bool {
-	return typ == rankd.EventSubmission || typ == rankd.EventJudgement
-}
+// Submissions, judgements and the state only move forward (rankd.EventType.MovesForward): a version of one
+// sent again after a later version is a repeat (a judge retrying a batch that held two versions of a
+// judgement), never meant to set it back. So the tokens table also holds, by object and content, every
+// version of these that a later one replaced.
 
 // versionName is the name, in the tokens table, of a version of object id of type typ whose hash is
 // packed.
@@ -155,7 +151,7 @@ func versionName(typ rankd.EventType, id, packed string) name {
 // keepVersion records that object version e (of type typ and id) was replaced; it reports whether it
 // added an entry to the tokens table.
 func (x *index) keepVersion(typ rankd.EventType, id string, e *entry) bool {
-	if !keepsVersions(typ) || e.hash == (hashDigest{}) {
+	if !typ.MovesForward() || e.hash == (hashDigest{}) {
 		return false
 	}
 	n := versionName(typ, id, x.objects.packed(&e.hash))
@@ -171,7 +167,7 @@ func (x *index) keepVersion(typ rankd.EventType, id string, e *entry) bool {
 // earlierVersion returns the position of the version of object id of type typ whose hash is packed, when a
 // later version replaced it.
 func (x *index) earlierVersion(typ rankd.EventType, id, packed string) (int64, bool) {
-	if !keepsVersions(typ) {
+	if !typ.MovesForward() {
 		return 0, false
 	}
 	n := versionName(typ, id, packed)

@@ -63,7 +63,7 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 			continue
 		}
 		// Submissions and judgements only move forward: any earlier version is a repeat too.
-		forward := e.Event.Type == rankd.EventSubmission || e.Event.Type == rankd.EventJudgement
+		forward := e.Event.Type.MovesForward()
 		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && pos > 0 {
 			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
 			continue
