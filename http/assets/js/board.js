@@ -1,0 +1,325 @@
+// The board page at /contests/{id}: the contest's header, the view chosen (public, a team's own, the jury's),
+// the filters, and the table kept live by the stream.
+
+import { Board } from "./model.js";
+import { FatalError, Feed } from "./live.js";
+import { Table } from "./table.js";
+import { api, contestTime, freezeAt, localTime, phaseNames } from "./contest.js";
+import { autoScroll, toggleFullscreen } from "./bigscreen.js";
+
+const $ = (id) => document.getElementById(id);
+const cid = decodeURIComponent(location.pathname.split("/")[2] || "");
+const params = new URLSearchParams(location.search);
+const base = `/api/v1/contests/${encodeURIComponent(cid)}`;
+// The big screen shows the top rows of the throttled channel: the hall does not need every tick.
+const topRows = Math.max(1, Number(params.get("top")) || 100);
+const tokenKeys = { team: `rankd.token.team.${cid}`, jury: "rankd.token.jury" };
+const stateTexts = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", polling: "Polling", error: "Stopped" };
+const refreshContestEvery = 30000;
+
+// stats are the page's own figures: the snapshots (and pages, top frames) and diffs applied, and how long
+// the last of each took to apply and render, in ms.
+const stats = { snapshots: 0, diffs: 0, lastDiffMs: 0, snapshotMs: 0 };
+const page = { stats, board: null, publicBoard: null };
+window.rankd = page; // for the curious, and for the browser tests
+
+let contest = null;
+let table = null;
+let view = ["team", "jury"].includes(params.get("view")) ? params.get("view") : "public";
+let bigscreen = params.get("bigscreen") === "1";
+let stopScrolling = null;
+let feeds = [];
+
+async function main() {
+  try {
+    contest = await api(base);
+  } catch (e) {
+    if (e.status === 404) {
+      fail(`There is no contest “${cid}” on this server.`);
+    } else {
+      fail(`The contest could not be read (${e.message}); retrying…`);
+      setTimeout(main, 3000);
+    }
+    return;
+  }
+  $("message").hidden = true;
+  showContest();
+  table = new Table($("board"), { rules: contest.rules, problems: problemsOf(contest), groups: groupNames(contest) });
+  setUpControls();
+  setBigScreen(bigscreen);
+  setInterval(refreshContest, refreshContestEvery);
+  if (view !== "public" && !localStorage.getItem(tokenKeys[view])) {
+    // The public board shows while the token is asked for.
+    const wanted = view;
+    view = "public";
+    follow();
+    askToken(wanted, "");
+  } else {
+    follow();
+  }
+}
+
+function problemsOf(c) {
+  return (c.problems || []).slice().sort((a, b) => a.ordinal - b.ordinal);
+}
+
+function groupNames(c) {
+  return new Map((c.groups || []).map((g) => [g.id, g.name]));
+}
+
+function fail(text) {
+  const m = $("message");
+  m.replaceChildren(text + " ");
+  const back = document.createElement("a");
+  back.href = "/";
+  back.textContent = "See the contests.";
+  m.append(back);
+  m.hidden = false;
+}
+
+function showContest() {
+  document.title = `${contest.name} · rankd`;
+  $("title").textContent = contest.name;
+  const ph = $("phase");
+  ph.textContent = phaseNames[contest.phase] || contest.phase;
+  ph.className = `phase ${contest.phase}`;
+  const groups = $("group");
+  const chosen = groups.options.length > 1 ? groups.value : params.get("group") || ""; // the address's, at first
+  groups.replaceChildren(new Option("All groups", ""), ...(contest.groups || [])
+    .filter((g) => !g.hidden || view === "jury")
+    .map((g) => new Option(g.name, g.id)));
+  groups.value = chosen;
+  showBanner();
+}
+
+async function refreshContest() {
+  let c;
+  try {
+    c = await api(base);
+  } catch {
+    return; // the feed shows the connection's state; the header waits for the next try
+  }
+  const ids = (x) => problemsOf(x).map((p) => `${p.id}:${p.label}`).join();
+  const problemsChanged = ids(c) !== ids(contest);
+  contest = c;
+  table.groups = groupNames(contest);
+  showContest();
+  if (problemsChanged) {
+    table.setProblems(problemsOf(contest));
+    show(null, false);
+  }
+}
+
+// publicFrozen reports whether the public board hides verdicts now, as the server decides it: during the
+// freeze, and after the end of a contest with a freeze until it is thawed.
+function publicFrozen() {
+  return contest.phase === "frozen" || (contest.phase === "ended" && freezeAt(contest) !== null);
+}
+
+function showBanner() {
+  const banner = $("banner");
+  const at = freezeAt(contest);
+  const since = at ? `${localTime(at)} (${contestTime(at - Date.parse(contest.start_time))} into the contest)` : "";
+  let text = "";
+  if (view === "jury") {
+    text = publicFrozen()
+      ? `Jury view: every verdict, live. The public board is frozen since ${since}; cells marked with a corner differ from it.`
+      : "Jury view: every verdict, live.";
+  } else if (publicFrozen()) {
+    text = `The scoreboard is frozen since ${since}: submissions made since then show as pending (?).`;
+    if (view === "team") text += " Your own verdicts are shown.";
+  }
+  banner.textContent = text;
+  banner.hidden = text === "";
+  banner.classList.toggle("jury", view === "jury");
+}
+
+function setUpControls() {
+  const viewSelect = $("view");
+  viewSelect.value = view;
+  viewSelect.addEventListener("change", () => chooseView(viewSelect.value));
+  $("group").addEventListener("change", () => show(null, false));
+  $("search").value = params.get("q") || "";
+  $("search").addEventListener("input", () => show(null, false));
+  $("controls").addEventListener("submit", (e) => e.preventDefault());
+  $("own").addEventListener("click", () => table.scrollToTeam(ownTeam()));
+  $("forget").addEventListener("click", () => {
+    localStorage.removeItem(tokenKeys[view]);
+    chooseView("public");
+  });
+  $("bigscreen").addEventListener("click", () => {
+    setBigScreen(!bigscreen);
+    if (bigscreen) toggleFullscreen();
+    follow();
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.ctrlKey || e.metaKey || e.altKey) {
+      if (e.key === "Escape" && e.target === $("search")) {
+        $("search").value = "";
+        show(null, false);
+      }
+      return;
+    }
+    if (e.key === "/") {
+      e.preventDefault();
+      $("search").focus();
+    } else if (e.key === "b") {
+      setBigScreen(!bigscreen);
+      follow();
+    } else if (e.key === "f") {
+      toggleFullscreen();
+    }
+  });
+}
+
+function setBigScreen(on) {
+  bigscreen = on;
+  document.body.classList.toggle("bigscreen", on);
+  $("bigscreen").textContent = on ? "Leave big screen" : "Big screen";
+  if (stopScrolling) stopScrolling();
+  stopScrolling = on ? autoScroll($("board")) : null;
+  table.measure();
+  syncURL();
+}
+
+function chooseView(v) {
+  if (v !== "public" && !localStorage.getItem(tokenKeys[v])) {
+    askToken(v, "");
+    return;
+  }
+  view = v;
+  $("view").value = v;
+  showContest();
+  follow();
+}
+
+// askToken asks for the token of a view; it is kept in this browser (localStorage) only.
+function askToken(v, error) {
+  const dialog = $("token-dialog");
+  $("token-title").textContent = v === "team" ? "Team token" : "Jury token";
+  $("token-help").textContent = v === "team"
+    ? "Your team's token, from the organisers, shows your own verdicts during the freeze. It is kept in this browser only."
+    : "A judge or admin token shows the live board. It is kept in this browser only.";
+  $("token-error").textContent = error;
+  $("token-error").hidden = error === "";
+  $("token").value = "";
+  $("token-form").onsubmit = () => {
+    localStorage.setItem(tokenKeys[v], $("token").value.trim());
+    chooseView(v);
+  };
+  $("token-cancel").onclick = () => dialog.close();
+  dialog.onclose = () => { $("view").value = view; };
+  dialog.showModal();
+}
+
+function ownTeam() {
+  const b = page.board;
+  return b && b.view && b.view.startsWith("team:") ? b.view.slice(5) : "";
+}
+
+// follow starts the feeds of the view chosen: its own, and in the jury view the public one to compare with.
+function follow() {
+  for (const f of feeds) f.stop();
+  $("view").value = view;
+  syncURL();
+  const board = new Board();
+  const publicBoard = view === "jury" ? new Board() : null;
+  Object.assign(page, { board, publicBoard });
+  table.compare = publicBoard;
+  table.ownTeam = "";
+  table.setProblems(problemsOf(contest));
+  table.setRows([], () => undefined, () => undefined);
+  const token = view === "public" ? "" : localStorage.getItem(tokenKeys[view]) || "";
+  const channel = bigscreen ? `&top=${topRows}&throttle=5s` : "";
+  const limit = bigscreen ? `&limit=${topRows}` : "";
+  $("forget").hidden = view === "public";
+  feeds = [new Feed({
+    board, token, top: bigscreen,
+    streamURL: `${base}/scoreboard/stream?view=${view}${channel}`,
+    pollURL: `${base}/scoreboard?view=${view}${limit}`,
+    onFrame: (changed, started) => {
+      table.ownTeam = ownTeam();
+      $("own").hidden = table.ownTeam === "";
+      show(changed, true);
+      const ms = performance.now() - started;
+      if (changed === null) {
+        stats.snapshots++;
+        stats.snapshotMs = ms;
+      } else {
+        stats.diffs++;
+        stats.lastDiffMs = ms;
+      }
+    },
+    onState: showState,
+  }).start()];
+  if (publicBoard) {
+    feeds.push(new Feed({
+      board: publicBoard,
+      streamURL: `${base}/scoreboard/stream?view=public`,
+      pollURL: `${base}/scoreboard?view=public`,
+      onFrame: (changed) => table.render(changed, false),
+      onState: () => {},
+    }).start());
+  }
+}
+
+function showState(state, err) {
+  const el = $("state");
+  el.className = `state ${state}`;
+  el.textContent = stateTexts[state];
+  el.title = state === "polling" ? "The live stream is unavailable: the board is read every few seconds." : "";
+  if (state !== "error") return;
+  if (err instanceof FatalError && (err.status === 401 || err.status === 403) && view !== "public") {
+    const v = view;
+    localStorage.removeItem(tokenKeys[v]);
+    view = "public";
+    follow();
+    askToken(v, `The server refused the token: ${err.message}`);
+    return;
+  }
+  fail(err.status === 404 ? `There is no contest “${cid}” on this server.` : `The board stopped: ${err.message}.`);
+}
+
+// filtered holds the positions of the rows the filters let through, by team, when a filter is set.
+let filtered = null;
+
+// show lays out the rows the filters let through and renders them; animate lets moved rows glide.
+function show(changed, animate) {
+  const board = page.board;
+  if (!board) return;
+  const group = $("group").value;
+  const q = $("search").value.trim().toLowerCase();
+  if (!group && !q) {
+    // The whole board: a change costs the rows it moves, not a pass over 10,000.
+    filtered = null;
+    table.setRows(board.rows, (id) => board.byTeam.get(id)?.pos, (r) => r.was);
+  } else {
+    const rows = board.rows.filter((r) => (!group || (r.group_ids || []).includes(group)) &&
+      (!q || searchText(r).includes(q)));
+    const before = filtered || new Map();
+    const now = new Map(rows.map((r, i) => [r.team_id, i]));
+    filtered = now;
+    table.setRows(rows, (id) => now.get(id), (r) => before.get(r.team_id));
+  }
+  table.render(changed, animate);
+  if (!animate) syncURL();
+}
+
+function searchText(r) {
+  if (r.searchText === undefined) r.searchText = `${r.team_name || r.team_id}\n${r.organization || ""}`.toLowerCase();
+  return r.searchText;
+}
+
+// syncURL keeps the address naming what is shown, so that it can be bookmarked or shared.
+function syncURL() {
+  const p = new URLSearchParams();
+  if (view !== "public") p.set("view", view);
+  if (bigscreen) p.set("bigscreen", "1");
+  if (params.has("top")) p.set("top", String(topRows));
+  if ($("group").value) p.set("group", $("group").value);
+  if ($("search").value.trim()) p.set("q", $("search").value.trim());
+  const qs = p.toString();
+  history.replaceState(null, "", location.pathname + (qs ? `?${qs}` : ""));
+}
+
+main();
