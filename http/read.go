@@ -3,9 +3,11 @@ package http
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -237,13 +239,8 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 	group := r.URL.Query().Get("group")
 	key := fmt.Sprintf("scoreboard|%s|%d|%d", group, offset, limit)
 	return s.cachedRead(w, r, cid, v, key, func(b *board.Board) (any, error) {
-		var st rankd.Standings
-		var err error
-		if group != "" {
-			st, err = b.GroupStandings(v, group, offset, limit)
-		} else {
-			st, err = b.Standings(v, offset, limit)
-		}
+		st, err := s.standings(r.Context(), b, rankd.ProjectionQuery{ContestID: cid, View: v, GroupID: group,
+			Offset: offset, Limit: limit})
 		if err != nil {
 			return nil, err
 		}
@@ -254,6 +251,28 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		}
 		return out, nil
 	})
+}
+
+// standings reads a page of board b: from the shared projection when there is one and it holds the
+// board's version of the view (it may lag, or be rebuilding), else from b itself. Either way the page is
+// that of b's sequence number, which names it in the cache.
+func (s *Server) standings(ctx context.Context, b *board.Board, q rankd.ProjectionQuery) (rankd.Standings, error) {
+	if s.Projection != nil && q.View.Kind != rankd.ViewTeam && q.Limit > 0 && (q.GroupID == "" || hasGroup(b, q.GroupID)) {
+		st, err := s.Projection.Standings(ctx, q)
+		if err == nil && st.Seq == b.Seq(q.View) {
+			s.pagesRendered.WithLabelValues("projection").Inc()
+			return st, nil
+		}
+	}
+	s.pagesRendered.WithLabelValues("board").Inc()
+	if q.GroupID != "" {
+		return b.GroupStandings(q.View, q.GroupID, q.Offset, q.Limit)
+	}
+	return b.Standings(q.View, q.Offset, q.Limit)
+}
+
+func hasGroup(b *board.Board, id string) bool {
+	return slices.ContainsFunc(b.Groups(), func(g rankd.Group) bool { return g.ID == id })
 }
 
 // cachedRead answers a GET whose answer is a function of a view of the board: it is rendered once per

@@ -49,6 +49,9 @@ type Server struct {
 	// MaxStreams bounds the live streams open at once (0: DefaultMaxStreams): each holds memory, and a
 	// client opening thousands must not exhaust the server. Beyond it, clients are told to poll.
 	MaxStreams int
+	// Projection, when set (distributed mode), serves the scoreboard pages of the jury and public views
+	// whenever it holds the board's version: see standings.
+	Projection rankd.Projection
 
 	streams atomic.Int64
 
@@ -61,8 +64,10 @@ type Server struct {
 	pages    pageCache
 	gatherer prometheus.Gatherer
 	latency  *prometheus.HistogramVec
-	mux      *http.ServeMux
-	srv      *http.Server
+	// pagesRendered counts the scoreboard pages rendered, by where their rows came from.
+	pagesRendered *prometheus.CounterVec
+	mux           *http.ServeMux
+	srv           *http.Server
 }
 
 // NewServer returns a server with its routes; reg receives the HTTP metrics and gatherer serves /metrics.
@@ -79,9 +84,13 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 			Help:    "HTTP request latency by route and status code.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
 		}, []string{"route", "code"}),
+		pagesRendered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rankd_scoreboard_pages_rendered_total",
+			Help: "Scoreboard pages rendered (not served from the page cache), by source: the shared projection or the board.",
+		}, []string{"source"}),
 		mux: http.NewServeMux(),
 	}
-	reg.MustRegister(s.latency)
+	reg.MustRegister(s.latency, s.pagesRendered)
 	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
 	s.closing = make(chan struct{})
 	e.Notify = s.push.notify
@@ -153,6 +162,8 @@ func (s *Server) routes() {
 	s.handle("GET /api/contests/{cid}/problems", s.ccsProblems)
 	s.handle("GET /api/contests/{cid}/groups", s.ccsGroups)
 	s.handle("GET /api/contests/{cid}/organizations", s.ccsOrganizations)
+
+	s.webRoutes()
 
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, rankd.Errorf(rankd.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
