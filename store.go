@@ -144,3 +144,31 @@ type TokenStore interface {
 	// DeleteToken removes a token; removing a missing one is not an error.
 	DeleteToken(ctx context.Context, secret string) error
 }
+
+// FinalStandings is one version of a contest's final standings: the boards built from its whole log at a
+// position, as a finalization stored them.
+type FinalStandings struct {
+	ContestID string
+	// Version numbers the builds of a contest's final standings from 1; SaveFinal assigns it.
+	Version int64
+	// Pos is the log position the standings were built from: the log's end then.
+	Pos int64
+	// Built is when the version was stored, by the store's clock; SaveFinal assigns it.
+	Built time.Time
+	// Jury and Public are the rows of each view in board order, with their ranks (after a thaw the two
+	// are alike).
+	Jury, Public []Row
+	// Awards are the public view's.
+	Awards []Award
+}
+
+// FinalStore keeps the final standings of contests: every version built, and which one is active.
+type FinalStore interface {
+	// SaveFinal stores f as a new version of its contest's final standings and makes it the active one, in
+	// one transaction, unless the active version was built from the same or a later log position: then
+	// nothing is stored and that version is returned. So a finalization that runs twice, or on two servers
+	// at once, gives one result. It returns the active version's number.
+	SaveFinal(ctx context.Context, f FinalStandings) (version int64, err error)
+	// ActiveFinal returns a contest's active final standings; an error with code ENOTFOUND when it has none.
+	ActiveFinal(ctx context.Context, contestID string) (FinalStandings, error)
+}

@@ -26,6 +26,7 @@ type Store interface {
 	rankd.CheckpointStore
 	rankd.SubmissionStore
 	rankd.TokenStore
+	rankd.FinalStore
 }
 
 // Run runs the suite. open returns a new, empty store for each test it is called with, and closes it when
@@ -52,6 +53,8 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Tokens", testTokens},
 		{"TokenInvalid", testTokenInvalid},
 		{"Canceled", testCanceled},
+		{"Final", testFinal},
+		{"FinalConcurrent", testFinalConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
