@@ -39,7 +39,7 @@ func NewMain() *Main { return &Main{Stdout: os.Stdout, Stderr: os.Stderr} }
 const usage = `rankd: a real-time scoreboard for ICPC, OI/IOI and CTF contests.
 
 Usage:
-  rankd serve [--addr HOST:PORT] [--data DIR | --postgres URL] [--config FILE] [--demo] [--tick D] [--max-body BYTES] [--max-streams N] [--debug-addr HOST:PORT]
+  rankd serve [--addr HOST:PORT] [--data DIR | --postgres URL [--redis URL [--redis-prefix P]]] [--config FILE] [--demo] [--tick D] [--max-body BYTES] [--max-streams N] [--debug-addr HOST:PORT]
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
   rankd awards --feed FILE [--view public|jury] [--at TIME]
   rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson

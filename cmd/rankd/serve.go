@@ -23,6 +23,7 @@ import (
 	"rankd/engine"
 	rankdhttp "rankd/http"
 	"rankd/postgres"
+	rankdredis "rankd/redis"
 	"rankd/sqlite"
 )
 
@@ -36,6 +37,11 @@ type Server struct {
 	DataDir string
 	// PostgresURL, when set, stores everything in PostgreSQL instead of under DataDir.
 	PostgresURL string
+	// RedisURL, with PostgresURL, is the distributed mode: several servers share the database, and Redis
+	// holds the boards' shared projection and tells the servers when another one stored events.
+	RedisURL string
+	// RedisPrefix starts the names of rankd's Redis keys, so that deployments can share a server.
+	RedisPrefix string
 	ConfigPath  string
 	Demo        bool
 	MaxBody     int64
@@ -53,13 +59,14 @@ type Server struct {
 	// Listening is the address the server listens on, once Open returned.
 	Listening net.Addr
 
-	store  store
-	engine *engine.Engine
-	http   *rankdhttp.Server
-	debug  *http.Server
-	lock   *os.File
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the background work (restore, demo) stopped
+	store      store
+	projection *rankdredis.Projection
+	engine     *engine.Engine
+	http       *rankdhttp.Server
+	debug      *http.Server
+	lock       *os.File
+	cancel     context.CancelFunc
+	done       chan struct{} // closed when the background work (restore, demo) stopped
 }
 
 // ParseFlags reads the serve command's flags and environment.
@@ -68,7 +75,9 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.SetOutput(m.Stderr)
 	fs.StringVar(&s.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
 	fs.StringVar(&s.DataDir, "data", "./rankd-data", "data directory of the embedded store")
-	fs.StringVar(&s.PostgresURL, "postgres", "", "PostgreSQL URL: store in PostgreSQL instead of the data directory (one server per database for now)")
+	fs.StringVar(&s.PostgresURL, "postgres", "", "PostgreSQL URL: store in PostgreSQL instead of the data directory (one server per database, unless --redis)")
+	fs.StringVar(&s.RedisURL, "redis", "", "Redis URL, with --postgres: distributed mode, several servers over one database")
+	fs.StringVar(&s.RedisPrefix, "redis-prefix", "rankd", "prefix of rankd's Redis keys (one per deployment sharing a Redis)")
 	fs.StringVar(&s.ConfigPath, "config", "", "configuration file (JSON) with access tokens")
 	fs.BoolVar(&s.Demo, "demo", false, "play a demo contest in real time (contest id \"demo\")")
 	fs.StringVar(&s.DebugAddr, "debug-addr", "", "serve the Go profiler (/debug/pprof) on this address (keep it on loopback)")
@@ -80,6 +89,10 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
+		return errUsage
+	}
+	if s.RedisURL != "" && s.PostgresURL == "" {
+		fmt.Fprintln(m.Stderr, "--redis needs --postgres: the servers of the distributed mode share a PostgreSQL database")
 		return errUsage
 	}
 	s.AdminToken = os.Getenv("RANKD_ADMIN_TOKEN")
@@ -111,9 +124,14 @@ func (s *Server) Open(ctx context.Context) error {
 		return err
 	}
 	s.store = store
+	if s.RedisURL != "" {
+		if s.projection, err = rankdredis.Open(ctx, s.RedisURL, rankdredis.WithPrefix(s.RedisPrefix)); err != nil {
+			return errors.Join(err, store.Close())
+		}
+	}
 	auth, err := rankdhttp.NewAuth(cfg, s.AdminToken, s.JudgeToken, store)
 	if err != nil {
-		return errors.Join(err, store.Close(), s.unlockDataDir())
+		return errors.Join(err, s.closeStores())
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -122,14 +140,18 @@ func (s *Server) Open(ctx context.Context) error {
 	s.engine.Now, s.engine.Logger = s.Now, s.Logger
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
 	s.http.Logger, s.http.Now, s.http.MaxBody, s.http.MaxStreams = s.Logger, s.Now, s.MaxBody, s.MaxStreams
+	if s.projection != nil {
+		s.engine.Shared, s.engine.Projection = true, s.projection
+		s.http.Projection = s.projection
+	}
 	s.http.StartPush(s.Tick)
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
-		return errors.Join(err, store.Close(), s.unlockDataDir())
+		return errors.Join(err, s.closeStores())
 	}
 	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), slog.String("data", s.DataDir))
 	if s.DebugAddr != "" {
 		if err := s.serveDebug(); err != nil {
-			return errors.Join(err, s.http.Shutdown(ctx), store.Close(), s.unlockDataDir())
+			return errors.Join(err, s.http.Shutdown(ctx), s.closeStores())
 		}
 	}
 
@@ -142,11 +164,60 @@ func (s *Server) Open(ctx context.Context) error {
 			return
 		}
 		s.Logger.Info("ready", slog.Int("contests", len(s.engine.ContestIDs())))
+		if s.projection != nil {
+			go s.follow(bg)
+		}
 		if s.Demo {
 			s.runDemo(bg)
 		}
 	}()
 	return nil
+}
+
+// FollowEvery is how often a server of the distributed mode looks for events other servers stored, should
+// their notices not reach it.
+const FollowEvery = time.Second
+
+// follow keeps the boards up with the events other servers store, until ctx is done: at once on their
+// notice through Redis, and every FollowEvery whatever happens to the notices.
+func (s *Server) follow(ctx context.Context) {
+	wake := make(chan string, 1024)
+	go func() {
+		err := s.projection.Subscribe(ctx, func(contestID string, _ int64) {
+			select {
+			case wake <- contestID:
+			default: // a full queue already holds work: the periodic sync catches up
+			}
+		})
+		if err != nil && ctx.Err() == nil {
+			s.Logger.Error("following other servers' notices stopped", slog.String("error", err.Error()))
+		}
+	}()
+	tick := time.NewTicker(FollowEvery)
+	defer tick.Stop()
+	for {
+		var err error
+		select {
+		case <-ctx.Done():
+			return
+		case id := <-wake:
+			err = s.engine.SyncContest(ctx, id)
+		case <-tick.C:
+			err = s.engine.Sync(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			s.Logger.Warn("following the log failed", slog.String("error", err.Error()))
+		}
+	}
+}
+
+// closeStores closes what Open opened before serving.
+func (s *Server) closeStores() error {
+	var errs []error
+	if s.projection != nil {
+		errs = append(errs, s.projection.Close())
+	}
+	return errors.Join(append(errs, s.store.Close(), s.unlockDataDir())...)
 }
 
 // store is what serve needs of a store; package sqlite and package postgres both are one.
@@ -157,13 +228,16 @@ type store interface {
 }
 
 // openStore opens the embedded store under the data directory, or PostgreSQL when a URL is given. Either way
-// this server must be the only one over it: its boards live in its memory, and another server's events would
-// never reach them (several nodes over one database is the distributed mode, with Redis, still to come).
+// this server must be the only one over it, its boards living in its memory where another server's events
+// would never reach them; except in the distributed mode, where the servers follow each other's events.
 func (s *Server) openStore(ctx context.Context) (store, error) {
 	if s.PostgresURL != "" {
 		db, err := postgres.Open(ctx, s.PostgresURL)
 		if err != nil {
 			return nil, err
+		}
+		if s.RedisURL != "" {
+			return db, nil
 		}
 		if err := db.HoldExclusive(ctx); err != nil {
 			return nil, errors.Join(err, db.Close())
@@ -271,9 +345,8 @@ func (s *Server) Close(ctx context.Context) error {
 		errs = append(errs, s.engine.Close(ctx))
 	}
 	if s.store != nil {
-		errs = append(errs, s.store.Close())
+		errs = append(errs, s.closeStores())
 	}
-	errs = append(errs, s.unlockDataDir())
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,39 @@
+package redis
+
+import (
+	"context"
+	"testing"
+
+	"rankd"
+)
+
+// SetMaxRowsPerCall lowers the rows one script call carries, until the test ends, so that tests can split
+// updates into several calls without making huge ones.
+func SetMaxRowsPerCall(tb testing.TB, n int) {
+	old := maxRowsPerCall
+	maxRowsPerCall = n
+	tb.Cleanup(func() { maxRowsPerCall = old })
+}
+
+// ProjectPipelined applies updates with the script calls Project makes, sent in one round trip, for the
+// benchmarks to compare with a pipelined reference. The script must be known to Redis: Project it once
+// first. Whether each update was applied is not reported.
+func (p *Projection) ProjectPipelined(ctx context.Context, us []rankd.ProjectionUpdate) error {
+	pipe := p.client.Pipeline()
+	for i := range us {
+		e, err := newEncoder(&us[i])
+		if err != nil {
+			return err
+		}
+		base := p.base(us[i].ContestID)
+		calls, err := e.projectCalls(base, &us[i])
+		if err != nil {
+			return err
+		}
+		for _, args := range calls {
+			projectScript.EvalSha(ctx, pipe, []string{activeKey(base)}, args...)
+		}
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}

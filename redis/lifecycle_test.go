@@ -1,0 +1,339 @@
+package redis_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/redis"
+	"rankd/redis/redistest"
+)
+
+// When Redis loses the data, writes are refused until a rebuild, which brings the board back.
+func TestLoss(t *testing.T) {
+	p, prefix := MustOpen(t)
+	ctx := context.Background()
+	c := icpcContest("loss")
+	a, b := icpcRow("a", "A", []string{"g"}, 1, -1, -1), icpcRow("b", "B", []string{"g"}, -1, -1, -1)
+	q := rankd.ProjectionQuery{ContestID: c.ID, View: rankd.JuryView, Limit: 10}
+
+	// Never built: the same as lost.
+	_, err := p.Project(ctx, update(c, 1, []rankd.ProjectedRow{a}, nil, rankd.JuryView))
+	MustCode(t, err, rankd.ECONFLICT)
+
+	MustRebuild(t, p, c, 1, []rankd.ProjectedRow{a, b})
+	MustProject(t, p, update(c, 2, []rankd.ProjectedRow{icpcRow("b", "B", []string{"g"}, 1, 1, -1)}, nil, rankd.JuryView), true)
+
+	if err := redistest.Delete(ctx, redistest.MustClient(t), prefix); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Project(ctx, update(c, 3, []rankd.ProjectedRow{a}, nil, rankd.JuryView))
+	MustCode(t, err, rankd.ECONFLICT)
+	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 0 {
+		t.Fatalf("got position %d, %v after the loss; want 0", pos, err)
+	}
+	_, err = p.Standings(ctx, q)
+	MustCode(t, err, rankd.ENOTFOUND)
+
+	a3 := icpcRow("a", "A", []string{"g"}, 1, 2, 3)
+	b3 := icpcRow("b", "B", []string{"g"}, 1, 1, -1)
+	MustRebuild(t, p, c, 3, []rankd.ProjectedRow{a3, b3})
+	for _, group := range []string{"", "g"} {
+		q.GroupID = group
+		st := MustStandings(t, p, q)
+		if st.Total != 2 || st.Seq != 3 {
+			t.Errorf("group %q: got total %d, seq %d; want 2, 3", group, st.Total, st.Seq)
+		}
+		MustEqualRows(t, st.Rows, []rankd.Row{ranked(a3, 1), ranked(b3, 2)})
+	}
+	MustProject(t, p, update(c, 4, []rankd.ProjectedRow{a}, nil, rankd.JuryView), true)
+}
+
+// A rebuild leaves the replaced version's keys to expire, and keeps none of its own with an expiry.
+func TestRebuildExpiresTheOldVersion(t *testing.T) {
+	p, prefix := MustOpen(t)
+	ctx := context.Background()
+	client := redistest.MustClient(t)
+	c := icpcContest("expire")
+	rows := []rankd.ProjectedRow{icpcRow("a", "A", []string{"g"}, 1, -1, -1)}
+	MustRebuild(t, p, c, 1, rows)
+	MustRebuild(t, p, c, 2, rows)
+	base := prefix + ":{" + c.ID + "}"
+	tests := []struct {
+		key     string
+		expires bool
+	}{
+		{base + ":v1:meta", true},
+		{base + ":v1:jury", true},
+		{base + ":v1:jury:g:g", true},
+		{base + ":v1:jury:rows", true},
+		{base + ":v1:jury:members", true},
+		{base + ":v1:keys", true},
+		{base + ":v2:meta", false},
+		{base + ":v2:jury", false},
+		{base + ":v2:public:g:g", false},
+		{base + ":v2:public:rows", false},
+		{base + ":v2:public:members", false},
+		{base + ":v2:keys", false},
+	}
+	for _, tt := range tests {
+		ttl, err := client.TTL(ctx, tt.key).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// TTL is -1 for a key without expiry, -2 for a missing one.
+		if got := ttl > 0; got != tt.expires || ttl == -2 {
+			t.Errorf("%s: got TTL %v, want expiring %v", tt.key, ttl, tt.expires)
+		}
+	}
+}
+
+// Readers never see an empty or partial board while rebuilds replace it.
+func TestRebuildWhileReading(t *testing.T) {
+	p, _ := MustOpen(t)
+	ctx := context.Background()
+	c := icpcContest("concurrent")
+	const teams = 3000
+	rows := make([]rankd.ProjectedRow, teams)
+	for i := range rows {
+		rows[i] = icpcRow(fmt.Sprintf("t%04d", i), fmt.Sprintf("Team %d", i), []string{fmt.Sprintf("g%d", i%3)}, i%60, i%7-1, -1)
+	}
+	MustRebuild(t, p, c, 1, rows)
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for r := range 4 {
+		wg.Go(func() {
+			q := rankd.ProjectionQuery{ContestID: c.ID, View: rankd.PublicView, Offset: r * 700, Limit: 50}
+			if r == 3 {
+				q.GroupID, q.Offset = "g1", 0
+			}
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				st, err := p.Standings(ctx, q)
+				if err != nil {
+					errs <- err
+					return
+				}
+				want := teams
+				if q.GroupID != "" {
+					want = teams / 3
+				}
+				if st.Total != want || len(st.Rows) != 50 {
+					errs <- fmt.Errorf("got total %d and %d rows, want %d and 50", st.Total, len(st.Rows), want)
+					return
+				}
+				for _, row := range st.Rows {
+					if len(row.Cells) != len(problems) || row.Rank < 1 || row.TeamID == "" {
+						errs <- fmt.Errorf("got an incomplete row %+v", row)
+						return
+					}
+				}
+			}
+		})
+	}
+	for pos := int64(2); pos < 10; pos++ {
+		MustRebuild(t, p, c, pos, rows)
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// Updates of more rows than one script call carries are applied in several, the last moving the position.
+func TestBigUpdate(t *testing.T) {
+	redis.SetMaxRowsPerCall(t, 7)
+	p, _ := MustOpen(t)
+	ctx := context.Background()
+	c := icpcContest("big")
+	var rows, moved []rankd.ProjectedRow
+	var removed []string
+	for i := range 30 {
+		rows = append(rows, icpcRow(fmt.Sprintf("t%02d", i), fmt.Sprintf("Team %02d", i), nil, -1, -1, -1))
+		if i%3 == 0 {
+			removed = append(removed, rows[i].TeamID)
+		} else {
+			moved = append(moved, icpcRow(rows[i].TeamID, rows[i].Name, nil, i, -1, -1))
+		}
+	}
+	MustRebuild(t, p, c, 1, rows)
+	MustProject(t, p, update(c, 2, moved, removed, rankd.JuryView, rankd.PublicView), true)
+	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 2 {
+		t.Fatalf("got position %d, %v; want 2", pos, err)
+	}
+	var want []rankd.Row
+	for i, r := range moved {
+		want = append(want, ranked(r, i+1))
+	}
+	for _, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
+		st := MustStandings(t, p, rankd.ProjectionQuery{ContestID: c.ID, View: v, Limit: -1})
+		if st.Total != len(moved) || st.Seq != 2 {
+			t.Errorf("%v: got total %d, seq %d; want %d, 2", v, st.Total, st.Seq, len(moved))
+		}
+		MustEqualRows(t, st.Rows, want)
+	}
+}
+
+func TestSubscribe(t *testing.T) {
+	// A prefix of characters that patterns give a meaning, which must match only themselves.
+	prefix := redistest.MustPrefix(t) + ":[a-z]*?"
+	p, err := redis.Open(context.Background(), redistest.MustServer(t), redis.WithPrefix(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := icpcContest("pubsub")
+	type event struct {
+		contest string
+		pos     int64
+	}
+	events := make(chan event, 100)
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- p.Subscribe(ctx, func(contest string, pos int64) { events <- event{contest, pos} })
+	}()
+	rows := []rankd.ProjectedRow{icpcRow("a", "A", nil, 1, -1, -1)}
+	MustRebuild(t, p, c, 1, rows)
+	// The subscription starts at some point: update until an update is heard of.
+	deadline := time.After(10 * time.Second)
+	for pos := int64(2); ; pos++ {
+		MustProject(t, p, update(c, pos, rows, nil, rankd.JuryView), true)
+		wait := time.After(50 * time.Millisecond)
+		for waited := false; !waited; {
+			select {
+			case e := <-events:
+				if e.contest != c.ID || e.pos > pos {
+					t.Fatalf("got contest %s at %d, want %s at %d at most", e.contest, e.pos, c.ID, pos)
+				}
+				if e.pos < pos {
+					continue // the rebuild's, or an earlier update's
+				}
+				cancel()
+				if err := <-stopped; err != nil {
+					t.Fatalf("got %v from Subscribe, want nil once ctx is done", err)
+				}
+				return
+			case <-wait:
+				waited = true
+			case <-deadline:
+				t.Fatal("no message within 10s")
+			}
+		}
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	p, _ := MustOpen(t)
+	ctx := context.Background()
+	c := icpcContest("invalid")
+	ok := icpcRow("a", "A", nil, 1, -1, -1)
+	MustRebuild(t, p, c, 1, []rankd.ProjectedRow{ok})
+	tests := []struct {
+		name string
+		u    rankd.ProjectionUpdate
+	}{
+		{"no contest", update(icpcContest(""), 2, nil, nil, rankd.JuryView)},
+		{"contest id with braces", update(icpcContest("a}b"), 2, nil, nil, rankd.JuryView)},
+		{"team view", update(c, 2, nil, nil, rankd.TeamView("a"))},
+		{"NUL in a team id", update(c, 2, []rankd.ProjectedRow{icpcRow("a\x00", "A", nil, 1, -1, -1)}, nil, rankd.JuryView)},
+		{"NUL in a name", update(c, 2, []rankd.ProjectedRow{icpcRow("a", "A\x00", nil, 1, -1, -1)}, nil, rankd.JuryView)},
+		{"NUL in a group", update(c, 2, []rankd.ProjectedRow{icpcRow("a", "A", []string{"g\x00"}, 1, -1, -1)}, nil, rankd.JuryView)},
+		{"empty group", update(c, 2, []rankd.ProjectedRow{icpcRow("a", "A", []string{""}, 1, -1, -1)}, nil, rankd.JuryView)},
+		{"no team id", update(c, 2, []rankd.ProjectedRow{icpcRow("", "A", nil, 1, -1, -1)}, nil, rankd.JuryView)},
+		{"contest beyond the layout", update(rankd.Contest{ID: "long", Rules: rankd.ICPC, Duration: 100 * 24 * time.Hour}, 2, nil, nil, rankd.JuryView)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p.Project(ctx, tt.u)
+			MustCode(t, err, rankd.EINVALID)
+			MustCode(t, p.Rebuild(ctx, tt.u), rankd.EINVALID)
+		})
+	}
+	t.Run("NUL in a removed team", func(t *testing.T) {
+		_, err := p.Project(ctx, update(c, 2, nil, []string{"\x00"}, rankd.JuryView))
+		MustCode(t, err, rankd.EINVALID)
+	})
+	st := MustStandings(t, p, rankd.ProjectionQuery{ContestID: c.ID, View: rankd.JuryView, Limit: 10})
+	MustEqualRows(t, st.Rows, []rankd.Row{ranked(ok, 1)})
+
+	reads := []struct {
+		name string
+		q    rankd.ProjectionQuery
+		code string
+	}{
+		{"unknown contest", rankd.ProjectionQuery{ContestID: "nope", View: rankd.JuryView}, rankd.ENOTFOUND},
+		{"team view", rankd.ProjectionQuery{ContestID: c.ID, View: rankd.TeamView("a")}, rankd.EINVALID},
+		{"negative offset", rankd.ProjectionQuery{ContestID: c.ID, View: rankd.JuryView, Offset: -1}, rankd.EINVALID},
+		{"bad contest id", rankd.ProjectionQuery{ContestID: "{", View: rankd.JuryView}, rankd.EINVALID},
+	}
+	for _, tt := range reads {
+		t.Run("read "+tt.name, func(t *testing.T) {
+			_, err := p.Standings(ctx, tt.q)
+			MustCode(t, err, tt.code)
+		})
+	}
+	if pos, err := p.Position(ctx, "nope"); err != nil || pos != 0 {
+		t.Errorf("got position %d, %v of an unknown contest; want 0", pos, err)
+	}
+}
+
+// A writer whose contest encodes rows otherwise than the projection holds them is told to rebuild.
+func TestLayoutChange(t *testing.T) {
+	p, _ := MustOpen(t)
+	ctx := context.Background()
+	c := ctfContest("layout")
+	rows := []rankd.ProjectedRow{ctfRow("a", "A", 1, -1, -1)}
+	MustRebuild(t, p, c, 1, rows)
+	MustProject(t, p, update(c, 2, rows, nil, rankd.JuryView), true)
+	c.Duration *= 4 // two more bits of time
+	_, err := p.Project(ctx, update(c, 3, rows, nil, rankd.JuryView))
+	MustCode(t, err, rankd.ECONFLICT)
+	MustRebuild(t, p, c, 3, rows)
+	MustProject(t, p, update(c, 4, rows, nil, rankd.JuryView), true)
+}
+
+// Operations on a closed projection, or one whose server went away, are unavailable, not internal.
+func TestUnavailable(t *testing.T) {
+	p, _ := MustOpen(t)
+	_ = p.Close()
+	_, err := p.Position(context.Background(), "c")
+	MustCode(t, err, rankd.EUNAVAILABLE)
+}
+
+// Rows written before the problems changed read with the new columns: the cells they have, by problem id,
+// and empty ones for problems added since.
+func TestProblemsChange(t *testing.T) {
+	p, _ := MustOpen(t)
+	c := icpcContest("problems")
+	a, b := icpcRow("a", "A", nil, 1, -1, -1), icpcRow("b", "B", nil, 5, -1, -1)
+	MustRebuild(t, p, c, 1, []rankd.ProjectedRow{a, b})
+
+	u := update(c, 2, nil, nil, rankd.JuryView)
+	u.Problems = []rankd.Problem{{ID: "C"}, {ID: "new,one"}, {ID: "A"}} // B deleted, a problem added, reordered
+	b2 := rankd.ProjectedRow{Row: rankd.Row{TeamID: "b", Solved: 2, Penalty: 12, Time: 7 * time.Minute, Cells: []rankd.Cell{
+		{ProblemID: "C"},
+		{ProblemID: "new,one", Solved: true, Judged: 1, Time: 7 * time.Minute, Penalty: 7},
+		{ProblemID: "A", Solved: true, Judged: 1, Time: 5 * time.Minute, Penalty: 5},
+	}}, Name: "B"}
+	u.Views[0].Rows = []rankd.ProjectedRow{b2}
+	MustProject(t, p, u, true)
+
+	st := MustStandings(t, p, rankd.ProjectionQuery{ContestID: c.ID, View: rankd.JuryView, Limit: 10})
+	a2 := a.Row
+	a2.Rank = 2
+	a2.Cells = []rankd.Cell{a.Cells[2], {ProblemID: "new,one"}, a.Cells[0]}
+	MustEqualRows(t, st.Rows, []rankd.Row{ranked(b2, 1), a2})
+}

@@ -1,0 +1,44 @@
+-- Makes a freshly built version the active one, unless the active version is further on: then the new
+-- one is dropped. The old version's keys expire after a while, the new one's lose the expiry they had
+-- while being built (so that an abandoned build leaves nothing behind).
+--
+-- KEYS[1]  the active pointer, <base>:active
+-- ARGV     base, new version, seconds the old version's keys live on, message
+-- Returns  1 switched, 0 dropped (the active version is at a later position), -1 the build expired.
+local base, version = ARGV[1], ARGV[2]
+local nb = base .. ':v' .. version
+local members = redis.call('SMEMBERS', nb .. ':keys')
+local expired = redis.call('EXISTS', nb .. ':meta') == 0
+for _, k in ipairs(members) do
+	if redis.call('PERSIST', k) == 0 and redis.call('EXISTS', k) == 0 then
+		expired = true
+	end
+end
+local drop = function()
+	for _, k in ipairs(members) do
+		redis.call('UNLINK', k)
+	end
+	redis.call('UNLINK', nb .. ':keys')
+end
+if expired then
+	drop()
+	return -1
+end
+redis.call('PERSIST', nb .. ':keys')
+
+local cur = redis.call('GET', KEYS[1])
+if cur then
+	local ob = base .. ':v' .. cur
+	local pos = tonumber(redis.call('HGET', ob .. ':meta', 'pos')) or 0
+	if tonumber(redis.call('HGET', nb .. ':meta', 'pos')) < pos then
+		drop()
+		return 0
+	end
+	for _, k in ipairs(redis.call('SMEMBERS', ob .. ':keys')) do
+		redis.call('EXPIRE', k, ARGV[3])
+	end
+	redis.call('EXPIRE', ob .. ':keys', ARGV[3])
+end
+redis.call('SET', KEYS[1], version)
+redis.call('PUBLISH', base, ARGV[4])
+return 1
