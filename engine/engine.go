@@ -62,6 +62,10 @@ type Engine struct {
 	Shared bool
 	// Projection, when set, is kept up to date with the boards' jury and public rows (see projector.go).
 	Projection rankd.Projection
+	// Limits, when set, checks a contest's definition as an event would leave it (a contest or problem
+	// event), before the event is accepted: the distributed mode refuses a contest its projection cannot
+	// hold exactly.
+	Limits func(c rankd.Contest, problems []rankd.Problem) error
 
 	store   Store
 	metrics *Metrics
@@ -385,6 +389,9 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		return
 	}
 	accept := func(i int) error {
+		if err := e.checkLimits(c.board, &entries[i].Event); err != nil {
+			return err
+		}
 		applyBegin := time.Now()
 		ch, err := c.board.Apply(&entries[i].Event)
 		e.metrics.observeApply(time.Since(applyBegin))
@@ -428,6 +435,29 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		}
 	}
 	c.publish()
+}
+
+// checkLimits checks, with Limits, the contest's definition as ev would leave it.
+func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
+	if e.Limits == nil || ev.Delete && ev.Type == rankd.EventContest {
+		return nil
+	}
+	c, problems := b.Contest(), b.Problems()
+	switch {
+	case ev.Type == rankd.EventContest && ev.Contest != nil:
+		c = *ev.Contest
+	case ev.Type == rankd.EventProblem:
+		problems = slices.DeleteFunc(problems, func(p rankd.Problem) bool { return p.ID == ev.ID })
+		if !ev.Delete && ev.Problem != nil {
+			problems = append(problems, *ev.Problem)
+		}
+	default:
+		return nil
+	}
+	if c.ID == "" {
+		return nil // no contest yet: the board refuses the event
+	}
+	return e.Limits(c, problems)
 }
 
 // rebuild builds c's board again from what is durable, after a failure left it holding events the log may

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/board"
@@ -263,5 +264,53 @@ func TestUnknownContest(t *testing.T) {
 	}
 	if err := e.Read("nope", func(*board.Board, int64) error { return nil }); rankd.ErrorCode(err) != rankd.ENOTFOUND {
 		t.Errorf("read: got %v, want %s", err, rankd.ENOTFOUND)
+	}
+}
+
+// Limits refuses an event that would leave the contest's definition beyond them; nothing of it is stored.
+func TestLimits(t *testing.T) {
+	ctx := context.Background()
+	e := engine.New(MustOpenStore(t, t.TempDir()), nil)
+	e.Limits = func(c rankd.Contest, problems []rankd.Problem) error {
+		if len(problems) > 2 || c.Duration > 5*time.Hour {
+			return rankd.Errorf(rankd.EINVALID, "too big")
+		}
+		return nil
+	}
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	contest := func(d time.Duration) rankd.Event {
+		return rankd.Event{Type: rankd.EventContest, Contest: &rankd.Contest{ID: "c", Name: "C", Rules: rankd.ICPC,
+			Start: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Duration: d, PenaltyTime: 20 * time.Minute}}
+	}
+	problem := func(id string) rankd.Event {
+		return rankd.Event{Type: rankd.EventProblem, ID: id, Problem: &rankd.Problem{ID: id, Label: id, Name: id}}
+	}
+	for _, tc := range []struct {
+		ev   rankd.Event
+		want string
+	}{
+		{contest(5 * time.Hour), engine.StatusAccepted},
+		{problem("A"), engine.StatusAccepted},
+		{problem("B"), engine.StatusAccepted},
+		{problem("C"), engine.StatusRejected},
+		{problem("B"), engine.StatusDuplicate},
+		{contest(6 * time.Hour), engine.StatusRejected},
+		{rankd.Event{Type: rankd.EventProblem, ID: "B", Delete: true}, engine.StatusAccepted},
+		{problem("C"), engine.StatusAccepted},
+	} {
+		entry, err := engine.Entry(tc.ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Submit(ctx, "c", []rankd.LogEntry{entry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].Status != tc.want {
+			t.Errorf("%s %s: got %+v, want %s", tc.ev.Type, tc.ev.ID, res[0], tc.want)
+		}
 	}
 }

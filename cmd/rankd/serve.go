@@ -141,7 +141,7 @@ func (s *Server) Open(ctx context.Context) error {
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
 	s.http.Logger, s.http.Now, s.http.MaxBody, s.http.MaxStreams = s.Logger, s.Now, s.MaxBody, s.MaxStreams
 	if s.projection != nil {
-		s.engine.Shared, s.engine.Projection = true, s.projection
+		s.engine.Shared, s.engine.Projection, s.engine.Limits = true, s.projection, rankdredis.CheckContest
 		s.http.Projection = s.projection
 	}
 	s.http.StartPush(s.Tick)
