@@ -74,6 +74,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	return db, nil
 }
 
+// Pool returns the store's connection pool, for what keeps its own tables in the same database (the
+// finalization jobs of package finalize).
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
 // Close closes the store's connections, waiting for those in use to be given back. Later calls fail.
 func (db *DB) Close() error {
 	if db.held != nil {

@@ -1,0 +1,365 @@
+// Package finalize builds the final standings of contests once they end, as durable jobs over the server's
+// store (River: on PostgreSQL in its database, embedded in a SQLite file of the data directory).
+//
+// A job is scheduled at each contest's end, again whenever the end moves, and can be run by hand. Building
+// takes the boards at the log's end and stores them as a new version of the contest's final standings
+// (rankd.FinalStore), which the store switches to in the same transaction: readers see the previous version
+// until then, never a partial one. Building twice, or on two servers at once, gives one version; a server
+// killed while building leaves the job running, and it is taken up again once RescueAfter has passed. A job
+// that fails is retried with backoff; after MaxAttempts failures it is dead, with its error, until an
+// operator retries it.
+package finalize
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	_ "modernc.org/sqlite" // the SQLite driver of OpenSQLite
+
+	"rankd"
+)
+
+// Builder gives what a finalization needs of the contests.
+type Builder interface {
+	// End returns when a contest ends; an error with code ENOTFOUND for an unknown contest.
+	End(contestID string) (time.Time, error)
+	// Final returns a contest's final standings: its boards at the log's end, with the position.
+	Final(ctx context.Context, contestID string) (rankd.FinalStandings, error)
+}
+
+// State is where a contest's finalization is.
+type State string
+
+// The states of a finalization, in the order a job goes through them.
+const (
+	Idle     State = "idle"     // no job
+	Queued   State = "queued"   // waiting for its time (the contest's end) or for a worker
+	Building State = "building" // a server is building it
+	Done     State = "done"     // the final standings are stored and active
+	Failed   State = "failed"   // the last attempt failed; it will be retried
+	Dead     State = "dead"     // every attempt failed: an operator must retry it
+)
+
+// States lists the states, for metrics.
+var States = []State{Idle, Queued, Building, Done, Failed, Dead}
+
+// Status is a contest's finalization as its latest job says.
+type Status struct {
+	ContestID string    `json:"contest_id"`
+	State     State     `json:"state"`
+	Attempts  int       `json:"attempts"`
+	RunAt     time.Time `json:"run_at,omitzero"` // when a queued or failed job runs next
+	Error     string    `json:"error,omitempty"` // the last attempt's, when it failed
+	// Version is the active version of the final standings, once there is one.
+	Version int64 `json:"version,omitempty"`
+}
+
+// Config are a Service's settings.
+type Config struct {
+	Store   rankd.FinalStore
+	Builder Builder
+	Logger  *slog.Logger
+	// MaxAttempts is how many times a job runs before it is dead (default 5).
+	MaxAttempts int
+	// Backoff is the wait before attempt n+1 after n failures (default 2ⁿ seconds, at most 5 minutes).
+	Backoff func(n int) time.Duration
+	// RescueAfter is how long a job may be building before it is taken for abandoned (its server died) and
+	// run again (default 1 minute).
+	RescueAfter time.Duration
+	// PollEvery is how often a server looks for jobs to run (default 1 second).
+	PollEvery time.Duration
+}
+
+// Service schedules and runs finalizations.
+type Service struct {
+	cfg  Config
+	jobs jobClient
+	db   *sql.DB // the jobs' own database, closed with the service; nil when the caller's
+}
+
+// jobClient is what the service needs of a River client, whatever its driver.
+type jobClient interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	JobRetry(ctx context.Context, id int64) (*rivertype.JobRow, error)
+}
+
+// OpenSQLite returns a service whose jobs live in the SQLite file at path, created if need be, apart from the
+// store's: River writes to it now and then, and SQLite has one writer. Stop closes it.
+func OpenSQLite(ctx context.Context, path string, cfg Config) (*Service, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, fmt.Errorf("finalize: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer: River's operations wait for each other rather than fail as busy
+	s, err := newService(ctx, riversqlite.New(db), cfg)
+	if err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	s.db = db
+	return s, nil
+}
+
+// NewPostgres returns a service whose jobs live in the PostgreSQL database of pool (River's tables beside
+// rankd's, in the first schema of the search path), migrating River's tables first. The servers sharing the
+// database share the jobs: each runs on one server.
+func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Service, error) {
+	return newService(ctx, riverpgxv5.New(pool), cfg)
+}
+
+func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Config) (*Service, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 5
+	}
+	if cfg.Backoff == nil {
+		cfg.Backoff = func(n int) time.Duration { return min(time.Second<<min(n, 20), 5*time.Minute) }
+	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = time.Minute
+	}
+	if cfg.PollEvery <= 0 {
+		cfg.PollEvery = time.Second
+	}
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("finalize: migrate: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return nil, fmt.Errorf("finalize: migrate: %w", err)
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &worker{cfg: &cfg})
+	client, err := river.NewClient[T](driver, &river.Config{
+		Logger:               cfg.Logger,
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
+		Workers:              workers,
+		MaxAttempts:          cfg.MaxAttempts,
+		RetryPolicy:          retryPolicy(cfg.Backoff),
+		JobTimeout:           cfg.RescueAfter / 2,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval:    cfg.PollEvery,
+		FetchCooldown:        min(cfg.PollEvery, 100*time.Millisecond),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("finalize: %w", err)
+	}
+	return &Service{cfg: cfg, jobs: client}, nil
+}
+
+// Start starts running jobs; Stop waits for the one running.
+func (s *Service) Start(ctx context.Context) error { return s.jobs.Start(ctx) }
+
+// Stop stops running jobs, waiting for a running one to end (or for ctx), and closes the jobs' database
+// when the service opened it.
+func (s *Service) Stop(ctx context.Context) error {
+	err := s.jobs.Stop(ctx)
+	if s.db != nil {
+		err = errors.Join(err, s.db.Close())
+	}
+	return err
+}
+
+// args are a finalization job's arguments. End is the contest's end the job was scheduled for (zero: run by
+// hand); jobs are unique by their arguments while not done, so that scheduling one again changes nothing.
+type args struct {
+	ContestID string    `json:"contest_id"`
+	End       time.Time `json:"end,omitzero"`
+	// Run tells apart the runs by hand of one contest, each a job of its own.
+	Run string `json:"run,omitempty"`
+}
+
+func (args) Kind() string { return "finalize" }
+
+// tagOf returns the tag that files a job under its contest, for listing by contest (River's tags are
+// words; contest ids need not be).
+func tagOf(contestID string) string {
+	sum := sha256.Sum256([]byte(contestID))
+	return "contest-" + hex.EncodeToString(sum[:16])
+}
+
+// Schedule files a finalization of a contest at its end, unless one for that end is filed already. A
+// contest whose end moved gets another job for the new end; the job for the old one, when it comes, waits
+// for the contest's end as it then is.
+func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time) error {
+	_, err := s.jobs.Insert(ctx, args{ContestID: contestID, End: end.UTC()}, &river.InsertOpts{
+		ScheduledAt: end,
+		Tags:        []string{tagOf(contestID)},
+		// Unique in every state but cancelled: a contest finalized, or dead, for this end stays so.
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{rivertype.JobStateAvailable,
+			rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStatePending,
+			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}},
+	})
+	if err != nil {
+		return fail("schedule", err)
+	}
+	return nil
+}
+
+// Run files a finalization of a contest to run now, unless one waits to run already, and returns its status.
+func (s *Service) Run(ctx context.Context, contestID string, now time.Time) (Status, error) {
+	st, err := s.Status(ctx, contestID)
+	if err != nil {
+		return Status{}, err
+	}
+	if st.State == Queued && !st.RunAt.After(now) || st.State == Building {
+		return st, nil // it is about to run, or running
+	}
+	_, err = s.jobs.Insert(ctx, args{ContestID: contestID, Run: strconv.FormatInt(now.UnixNano(), 10)}, &river.InsertOpts{
+		Tags: []string{tagOf(contestID)},
+	})
+	if err != nil {
+		return Status{}, fail("run", err)
+	}
+	return s.Status(ctx, contestID)
+}
+
+// Retry runs a dead finalization again, from its first attempt.
+func (s *Service) Retry(ctx context.Context, contestID string) (Status, error) {
+	job, err := s.latest(ctx, contestID)
+	if err != nil {
+		return Status{}, err
+	}
+	if job == nil || job.State != rivertype.JobStateDiscarded {
+		return Status{}, rankd.Errorf(rankd.ECONFLICT, "the finalization of contest %q is not dead: nothing to retry", contestID)
+	}
+	if _, err := s.jobs.JobRetry(ctx, job.ID); err != nil {
+		return Status{}, fail("retry", err)
+	}
+	return s.Status(ctx, contestID)
+}
+
+// Status returns where a contest's finalization is.
+func (s *Service) Status(ctx context.Context, contestID string) (Status, error) {
+	st := Status{ContestID: contestID, State: Idle}
+	job, err := s.latest(ctx, contestID)
+	if err != nil {
+		return Status{}, err
+	}
+	if job != nil {
+		st.Attempts = job.Attempt
+		if n := len(job.Errors); n > 0 {
+			st.Error = job.Errors[n-1].Error
+		}
+		switch job.State {
+		case rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateScheduled:
+			st.State, st.RunAt = Queued, job.ScheduledAt
+		case rivertype.JobStateRunning:
+			st.State = Building
+		case rivertype.JobStateRetryable:
+			st.State, st.RunAt = Failed, job.ScheduledAt
+		case rivertype.JobStateDiscarded:
+			st.State = Dead
+		case rivertype.JobStateCompleted:
+			st.State, st.Error = Done, ""
+		}
+	}
+	f, err := s.cfg.Store.ActiveFinal(ctx, contestID)
+	switch {
+	case err == nil:
+		st.Version = f.Version
+	case rankd.ErrorCode(err) != rankd.ENOTFOUND:
+		return Status{}, err
+	}
+	return st, nil
+}
+
+// latest returns a contest's latest job that counts: the one running, else the next to run, else the latest
+// one that ran; nil when there is none.
+func (s *Service) latest(ctx context.Context, contestID string) (*rivertype.JobRow, error) {
+	res, err := s.jobs.JobList(ctx, river.NewJobListParams().Kinds(args{}.Kind()).TagsAny(tagOf(contestID)).
+		OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(100))
+	if err != nil {
+		return nil, fail("status", err)
+	}
+	var best *rivertype.JobRow
+	for _, j := range res.Jobs {
+		if best == nil || rankOf(j) > rankOf(best) {
+			best = j
+		}
+	}
+	return best, nil
+}
+
+// rankOf orders the jobs of a contest for Status: running first, then waiting, then the latest to end (the
+// list comes newest first, and ties keep the first).
+func rankOf(j *rivertype.JobRow) int {
+	switch j.State {
+	case rivertype.JobStateRunning:
+		return 3
+	case rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateScheduled:
+		return 2
+	case rivertype.JobStateCancelled:
+		return 0
+	}
+	return 1
+}
+
+// worker builds final standings.
+type worker struct {
+	river.WorkerDefaults[args]
+	cfg *Config
+}
+
+func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
+	id := job.Args.ContestID
+	if job.Args.Run == "" {
+		end, err := w.cfg.Builder.End(id)
+		if err != nil {
+			// The contest is gone, or has no start any more: this schedule is void (a new start schedules
+			// anew).
+			return river.JobCancel(err)
+		}
+		if now := time.Now(); now.Before(end) {
+			// Scheduled for an end that moved later: wait for the new one.
+			return river.JobSnooze(end.Sub(now))
+		}
+	}
+	begin := time.Now()
+	f, err := w.cfg.Builder.Final(ctx, id)
+	if err != nil {
+		return err
+	}
+	version, err := w.cfg.Store.SaveFinal(ctx, f)
+	if err != nil {
+		return err
+	}
+	w.cfg.Logger.Info("contest finalized", slog.String("contest", id), slog.Int64("version", version),
+		slog.Int64("pos", f.Pos), slog.Duration("took", time.Since(begin)))
+	return nil
+}
+
+// retryPolicy waits backoff(n) after the nth failure.
+type retryPolicy func(n int) time.Duration
+
+func (p retryPolicy) NextRetry(job *rivertype.JobRow) time.Time {
+	return time.Now().Add(p(job.Attempt))
+}
+
+// fail wraps an error of the job queue for the caller: its database being unreachable is what it usually is.
+func fail(op string, err error) error {
+	var rerr *rankd.Error
+	if errors.As(err, &rerr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("finalize: %s: %w", op, err)
+	}
+	return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: "the job queue is unavailable", Err: fmt.Errorf("finalize: %s: %w", op, err)}
+}

@@ -1,0 +1,302 @@
+package finalize_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/engine"
+	"rankd/finalize"
+	"rankd/gen"
+	"rankd/postgres"
+	"rankd/postgres/pgtest"
+	"rankd/sqlite"
+)
+
+// contestEntries returns a generated contest that ended long ago, as log entries.
+func contestEntries(tb testing.TB) []rankd.LogEntry {
+	tb.Helper()
+	var entries []rankd.LogEntry
+	err := gen.Generate(gen.Config{Seed: 2, ContestID: "c", Teams: 30, Problems: 5, Submissions: 500}, func(ev rankd.Event) error {
+		e, err := engine.Entry(ev)
+		entries = append(entries, e)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return entries
+}
+
+// store is what a test needs of a store.
+type store interface {
+	engine.Store
+	rankd.FinalStore
+}
+
+// MustEngine returns an engine over st holding the generated contest.
+func MustEngine(tb testing.TB, st store) *engine.Engine {
+	tb.Helper()
+	e := engine.New(st, nil)
+	if err := e.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = e.Close(context.Background()) })
+	if _, err := e.Submit(context.Background(), "c", contestEntries(tb)); err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// flaky is a Builder that fails its first fails calls of Final, and can hold them until released.
+type flaky struct {
+	finalize.Builder
+	fails  atomic.Int32
+	calls  atomic.Int32
+	hold   chan struct{} // when not nil, Final waits for it to close, whatever its ctx says
+	holden chan struct{} // closed when a call is held
+	once   sync.Once
+}
+
+var errInjected = errors.New("injected failure")
+
+func (f *flaky) Final(ctx context.Context, id string) (rankd.FinalStandings, error) {
+	f.calls.Add(1)
+	if f.hold != nil {
+		f.once.Do(func() { close(f.holden) })
+		<-f.hold
+		return rankd.FinalStandings{}, errInjected
+	}
+	if f.fails.Add(-1) >= 0 {
+		return rankd.FinalStandings{}, errInjected
+	}
+	return f.Builder.Final(ctx, id)
+}
+
+func quick(st rankd.FinalStore, b finalize.Builder) finalize.Config {
+	return finalize.Config{Store: st, Builder: b, MaxAttempts: 3, Backoff: func(int) time.Duration { return 100 * time.Millisecond },
+		RescueAfter: 2 * time.Second, PollEvery: 100 * time.Millisecond}
+}
+
+func MustOpenSQLite(tb testing.TB, path string, cfg finalize.Config) *finalize.Service {
+	tb.Helper()
+	s, err := finalize.OpenSQLite(context.Background(), path, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = s.Stop(context.Background()) })
+	return s
+}
+
+// MustReach waits for a contest's finalization to reach state want, and returns its status.
+func MustReach(tb testing.TB, s *finalize.Service, want finalize.State) finalize.Status {
+	tb.Helper()
+	return MustReachWithin(tb, s, want, 20*time.Second)
+}
+
+func MustReachWithin(tb testing.TB, s *finalize.Service, want finalize.State, d time.Duration) finalize.Status {
+	tb.Helper()
+	var st finalize.Status
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var err error
+		if st, err = s.Status(context.Background(), "c"); err != nil {
+			tb.Fatal(err)
+		}
+		if st.State == want {
+			return st
+		}
+	}
+	tb.Fatalf("got state %s (%+v), want %s", st.State, st, want)
+	return st
+}
+
+// MustMatchBoard checks that the active final standings are the engine's boards.
+func MustMatchBoard(tb testing.TB, st rankd.FinalStore, e *engine.Engine) rankd.FinalStandings {
+	tb.Helper()
+	f, err := st.ActiveFinal(context.Background(), "c")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = e.Read("c", func(b *board.Board, pos int64) error {
+		jury, _ := b.Standings(rankd.JuryView, 0, -1)
+		public, _ := b.Standings(rankd.PublicView, 0, -1)
+		if f.Pos != pos || !reflect.DeepEqual(f.Jury, jury.Rows) || !reflect.DeepEqual(f.Public, public.Rows) ||
+			!reflect.DeepEqual(f.Awards, b.Awards(rankd.PublicView)) {
+			tb.Errorf("final standings (version %d at %d) differ from the board at %d", f.Version, f.Pos, pos)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// Scheduled at the contest's end (long past): it runs, and the final standings are the board's. Run by hand,
+// or scheduled again, it gives the same version.
+func TestScheduleAndRunAgain(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e := MustEngine(t, st)
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
+	end, err := e.End("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Status(context.Background(), "c"); got.State != finalize.Idle {
+		t.Errorf("before: got %s, want %s", got.State, finalize.Idle)
+	}
+	if err := s.Schedule(context.Background(), "c", end); err != nil {
+		t.Fatal(err)
+	}
+	done := MustReach(t, s, finalize.Done)
+	if done.Version != 1 {
+		t.Errorf("got version %d, want 1", done.Version)
+	}
+	MustMatchBoard(t, st, e)
+	if err := s.Schedule(context.Background(), "c", end); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if again := MustReach(t, s, finalize.Done); again.Version != 1 {
+		t.Errorf("finalized again: got version %d, want 1", again.Version)
+	}
+}
+
+// Failures are retried; after MaxAttempts the job is dead with its error, until an operator retries it.
+func TestRetriesDeadLetterAndOperatorRetry(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e := MustEngine(t, st)
+	b := &flaky{Builder: e}
+	b.fails.Store(3) // every attempt of the first job
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, b))
+	if _, err := s.Retry(context.Background(), "c"); rankd.ErrorCode(err) != rankd.ECONFLICT {
+		t.Errorf("retry with nothing dead: got %v, want %s", err, rankd.ECONFLICT)
+	}
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	dead := MustReach(t, s, finalize.Dead)
+	if dead.Attempts != 3 || dead.Error == "" || dead.Version != 0 {
+		t.Errorf("dead: got %+v, want 3 attempts, the error, no version", dead)
+	}
+	if _, err := s.Retry(context.Background(), "c"); err != nil {
+		t.Fatal(err)
+	}
+	if done := MustReach(t, s, finalize.Done); done.Version != 1 {
+		t.Errorf("after the retry: got %+v, want version 1", done)
+	}
+	if n := b.calls.Load(); n != 4 {
+		t.Errorf("got %d builds, want 4", n)
+	}
+	MustMatchBoard(t, st, e)
+}
+
+// A server that dies while building leaves the job running; another one (or the same, restarted) takes it
+// up once RescueAfter has passed and completes it, once.
+func TestBuildingAbandoned(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e := MustEngine(t, st)
+	jobs := filepath.Join(dir, "jobs.db")
+	stuck := &flaky{Builder: e, hold: make(chan struct{}), holden: make(chan struct{})}
+	defer close(stuck.hold)
+	dying, err := finalize.OpenSQLite(context.Background(), jobs, quick(st, stuck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dying.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dying.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	<-stuck.holden
+	// The server dies: it never finishes the job, nor stops. Another takes over.
+	s := MustOpenSQLite(t, jobs, quick(st, e))
+	MustReach(t, s, finalize.Building)
+	// River looks for abandoned jobs every 30 seconds.
+	done := MustReachWithin(t, s, finalize.Done, 90*time.Second)
+	if done.Version != 1 {
+		t.Errorf("got version %d, want 1", done.Version)
+	}
+	MustMatchBoard(t, st, e)
+}
+
+// Two servers over one PostgreSQL database, both asked to finalize: one version.
+func TestTwoServersRacing(t *testing.T) {
+	u := pgtest.MustSchema(t)
+	ctx := context.Background()
+	var services []*finalize.Service
+	var engines []*engine.Engine
+	for i := range 2 {
+		db, err := postgres.Open(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		e := engine.New(db, nil)
+		e.Shared = true
+		if err := e.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close(ctx) })
+		if i == 0 {
+			if _, err := e.Submit(ctx, "c", contestEntries(t)); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := e.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s, err := finalize.NewPostgres(ctx, db.Pool(), quick(db, e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Stop(ctx) })
+		services, engines = append(services, s), append(engines, e)
+	}
+	end, err := engines[0].End("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, s := range services {
+		wg.Add(2)
+		go func() { defer wg.Done(); _ = s.Schedule(ctx, "c", end) }()
+		go func() { defer wg.Done(); _, _ = s.Run(ctx, "c", time.Now()) }()
+	}
+	wg.Wait()
+	for _, s := range services {
+		if done := MustReach(t, s, finalize.Done); done.Version != 1 {
+			t.Errorf("got version %d, want 1", done.Version)
+		}
+	}
+}
