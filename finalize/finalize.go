@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -362,4 +363,38 @@ func fail(op string, err error) error {
 		return fmt.Errorf("finalize: %s: %w", op, err)
 	}
 	return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: "the job queue is unavailable", Err: fmt.Errorf("finalize: %s: %w", op, err)}
+}
+
+// Collector reports, on each scrape, where the finalization of each contest that contests names is:
+// rankd_finalize_state{contest, state} is 1 for its state and 0 for the others.
+func (s *Service) Collector(contests func() []string) prometheus.Collector {
+	return &collector{s: s, contests: contests}
+}
+
+var stateDesc = prometheus.NewDesc("rankd_finalize_state",
+	"Where each contest's finalization is: 1 for its state, 0 for the others.", []string{"contest", "state"}, nil)
+
+type collector struct {
+	s        *Service
+	contests func() []string
+}
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) { ch <- stateDesc }
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, id := range c.contests() {
+		st, err := c.s.Status(ctx, id)
+		if err != nil {
+			continue // a scrape must not fail for one contest: its series are missing this time
+		}
+		for _, state := range States {
+			v := 0.0
+			if st.State == state {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(stateDesc, prometheus.GaugeValue, v, id, string(state))
+		}
+	}
 }

@@ -26,6 +26,7 @@ import (
 type Store interface {
 	rankd.SubmissionStore
 	rankd.TokenStore
+	rankd.FinalStore
 }
 
 // DefaultMaxBody bounds request bodies: a whole event feed fits, a runaway upload does not.
@@ -52,6 +53,8 @@ type Server struct {
 	// Projection, when set (distributed mode), serves the scoreboard pages of the jury and public views
 	// whenever it holds the board's version: see standings.
 	Projection rankd.Projection
+	// Finalizer, when set, builds the final standings of contests (the admin's /finalize endpoints).
+	Finalizer Finalizer
 
 	streams atomic.Int64
 
@@ -66,6 +69,8 @@ type Server struct {
 	latency  *prometheus.HistogramVec
 	// pagesRendered counts the scoreboard pages rendered, by where their rows came from.
 	pagesRendered *prometheus.CounterVec
+	finals        finalCache
+	finalLoads    prometheus.Counter
 	mux           *http.ServeMux
 	srv           *http.Server
 }
@@ -88,9 +93,13 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 			Name: "rankd_scoreboard_pages_rendered_total",
 			Help: "Scoreboard pages rendered (not served from the page cache), by source: the shared projection or the board.",
 		}, []string{"source"}),
+		finalLoads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rankd_final_loads_total",
+			Help: "Final standings loaded from the store (the rest are served from memory).",
+		}),
 		mux: http.NewServeMux(),
 	}
-	reg.MustRegister(s.latency, s.pagesRendered)
+	reg.MustRegister(s.latency, s.pagesRendered, s.finalLoads)
 	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
 	s.closing = make(chan struct{})
 	e.Notify = s.push.notify
@@ -140,6 +149,10 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/contests/{cid}/teams/{tid}/tokens", s.admin(s.issueTeamToken))
 	s.handle("POST /api/v1/contests/{cid}/freeze", s.admin(s.freeze))
 	s.handle("POST /api/v1/contests/{cid}/thaw", s.admin(s.thaw))
+	s.handle("GET /api/v1/contests/{cid}/finalize", s.admin(s.getFinalize))
+	s.handle("POST /api/v1/contests/{cid}/finalize", s.admin(s.postFinalize))
+	s.handle("POST /api/v1/contests/{cid}/finalize/retry", s.admin(s.postFinalizeRetry))
+	s.handle("GET /api/v1/contests/{cid}/final", s.getFinal)
 
 	s.handle("POST /api/v1/contests/{cid}/events", s.judge(s.postEvents))
 	s.handle("POST /api/v1/contests/{cid}/submissions", s.judge(s.postObjects(rankd.EventSubmission)))

@@ -23,6 +23,7 @@ import (
 	"rankd/engine"
 	rankdhttp "rankd/http"
 	"rankd/postgres"
+	"rankd/finalize"
 	rankdredis "rankd/redis"
 	"rankd/sqlite"
 )
@@ -62,6 +63,7 @@ type Server struct {
 	store      store
 	projection *rankdredis.Projection
 	engine     *engine.Engine
+	finalizer  *finalize.Service
 	http       *rankdhttp.Server
 	debug      *http.Server
 	lock       *os.File
@@ -144,9 +146,14 @@ func (s *Server) Open(ctx context.Context) error {
 		s.engine.Shared, s.engine.Projection, s.engine.Limits = true, s.projection, rankdredis.CheckContest
 		s.http.Projection = s.projection
 	}
+	if s.finalizer, err = s.openFinalizer(ctx); err != nil {
+		return errors.Join(err, s.closeStores())
+	}
+	reg.MustRegister(s.finalizer.Collector(s.engine.ContestIDs))
+	s.http.Finalizer = s.finalizer
 	s.http.StartPush(s.Tick)
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
-		return errors.Join(err, s.closeStores())
+		return errors.Join(err, s.finalizer.Stop(ctx), s.closeStores())
 	}
 	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), slog.String("data", s.DataDir))
 	if s.DebugAddr != "" {
@@ -167,11 +174,53 @@ func (s *Server) Open(ctx context.Context) error {
 		if s.projection != nil {
 			go s.follow(bg)
 		}
+		if err := s.finalizer.Start(bg); err != nil {
+			s.Logger.Error("finalization jobs stopped", slog.String("error", err.Error()))
+		} else {
+			go s.scheduleFinalizations(bg)
+		}
 		if s.Demo {
 			s.runDemo(bg)
 		}
 	}()
 	return nil
+}
+
+// openFinalizer opens the finalization jobs: beside the log in PostgreSQL, in a file of the data directory
+// with the embedded store.
+func (s *Server) openFinalizer(ctx context.Context) (*finalize.Service, error) {
+	cfg := finalize.Config{Store: s.store, Builder: s.engine, Logger: s.Logger}
+	if db, ok := s.store.(*postgres.DB); ok {
+		return finalize.NewPostgres(ctx, db.Pool(), cfg)
+	}
+	return finalize.OpenSQLite(ctx, filepath.Join(s.DataDir, "jobs.db"), cfg)
+}
+
+// ScheduleEvery is how often the server files the finalization of each contest at its end, as it then is:
+// a contest created or whose end moved gets its job within this time.
+const ScheduleEvery = 5 * time.Second
+
+// scheduleFinalizations files, until ctx is done, a finalization of each contest at its end (filing one
+// again changes nothing).
+func (s *Server) scheduleFinalizations(ctx context.Context) {
+	tick := time.NewTicker(ScheduleEvery)
+	defer tick.Stop()
+	for {
+		for _, id := range s.engine.ContestIDs() {
+			end, err := s.engine.End(id)
+			if err != nil {
+				continue // no start time yet: no end to schedule at
+			}
+			if err := s.finalizer.Schedule(ctx, id, end); err != nil && ctx.Err() == nil {
+				s.Logger.Warn("scheduling a finalization failed", slog.String("contest", id), slog.String("error", err.Error()))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // FollowEvery is how often a server of the distributed mode looks for events other servers stored, should
@@ -224,6 +273,7 @@ func (s *Server) closeStores() error {
 type store interface {
 	engine.Store
 	rankdhttp.Store
+	rankd.FinalStore
 	Close() error
 }
 
@@ -340,6 +390,9 @@ func (s *Server) Close(ctx context.Context) error {
 	if s.cancel != nil {
 		s.cancel()
 		<-s.done
+	}
+	if s.finalizer != nil {
+		errs = append(errs, s.finalizer.Stop(ctx))
 	}
 	if s.engine != nil {
 		errs = append(errs, s.engine.Close(ctx))

@@ -1,0 +1,134 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// finalStatus is a contest's finalization as the API reports it.
+type finalStatus struct {
+	State    string
+	Attempts int
+	Error    string
+	Version  int64
+}
+
+// finalBoard is a contest's final standings as the API serves them.
+type finalBoard struct {
+	Version int64
+	Pos     int64
+	View    string
+	Rows    []json.RawMessage
+	Awards  []struct {
+		ID      string   `json:"id"`
+		TeamIDs []string `json:"team_ids"`
+	}
+}
+
+func MustPostAdmin(tb testing.TB, url string, v any) {
+	tb.Helper()
+	req, err := http.NewRequest("POST", url, bytes.NewReader(nil))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		tb.Fatalf("POST %s: status %d", url, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// The euc2025 feed finalized through the API: the final standings are the served board, their first-to-solve
+// awards the feed's own; finalizing again changes nothing; a thousand readers at once cause one load.
+func TestServeFinalizesEUC2025(t *testing.T) {
+	path := feed(t, "euc2025")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := StartRankd(t, t.TempDir())
+	for _, batch := range splitLines(data, 1000) {
+		if _, err := postFeed(p.URL, "euc2025", batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := p.URL + "/api/v1/contests/euc2025/finalize"
+	for round := 1; round <= 2; round++ {
+		var st finalStatus
+		MustPostAdmin(t, base, &st)
+		eventually(t, "the finalization is done", func() string {
+			MustGetJSON(t, base, testAdminToken, &st)
+			if st.State != "done" {
+				return fmt.Sprintf("state %s (%+v)", st.State, st)
+			}
+			return ""
+		})
+		if st.Version != 1 {
+			t.Errorf("round %d: got version %d, want 1", round, st.Version)
+		}
+	}
+
+	// The final public board is the served one.
+	var final finalBoard
+	MustGetJSON(t, p.URL+"/api/v1/contests/euc2025/final", "", &final)
+	var served struct{ Rows []json.RawMessage }
+	MustGetJSON(t, p.URL+"/api/v1/contests/euc2025/scoreboard", "", &served)
+	if final.View != "public" || len(final.Rows) != 53 || !reflect.DeepEqual(final.Rows, served.Rows) {
+		t.Errorf("final public board: got %d rows (view %s), want the served board's %d", len(final.Rows), final.View, len(served.Rows))
+	}
+	// Its first-to-solve awards are the contest system's own.
+	_, feedAwards := MustLoad(t, path)
+	want := map[string][]string{}
+	for _, a := range feedAwards {
+		if strings.HasPrefix(a.ID, "first-to-solve-") {
+			want[a.ID] = a.TeamIDs
+		}
+	}
+	got := map[string][]string{}
+	for _, a := range final.Awards {
+		if strings.HasPrefix(a.ID, "first-to-solve-") {
+			got[a.ID] = a.TeamIDs
+		}
+	}
+	if len(want) != 11 || !reflect.DeepEqual(got, want) {
+		t.Errorf("first-to-solve awards: got %v, want the feed's %v", got, want)
+	}
+
+	// A thousand readers at once, on a cold cache: one load.
+	time.Sleep(1100 * time.Millisecond) // past the cache's time to live
+	before := MustMetric(t, p.URL, "rankd_final_loads_total")
+	var wg sync.WaitGroup
+	for range 1000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var f finalBoard
+			if err := getJSON(p.URL+"/api/v1/contests/euc2025/final", &f); err != nil || f.Version != 1 {
+				t.Errorf("reader: got version %d, %v", f.Version, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if loads := MustMetric(t, p.URL, "rankd_final_loads_total") - before; loads > 2 {
+		t.Errorf("1,000 readers at once: got %v loads, want 1 (2 at most, should they straddle the time to live)", loads)
+	}
+	// The finalization's state is in the metrics.
+	if v := MustMetric(t, p.URL, `rankd_finalize_state{contest="euc2025",state="done"}`); v != 1 {
+		t.Errorf("rankd_finalize_state done: got %v, want 1", v)
+	}
+}
