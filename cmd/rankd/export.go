@@ -19,7 +19,7 @@ import (
 func (m *Main) export(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
-	format := fs.String("format", "csv", "csv, xlsx, tsv (the ICPC results.tsv) or json (a Contest API 2023-06 scoreboard object)")
+	format := fs.String("format", "csv", "csv, xlsx, tsv (the ICPC results.tsv) or json (a Contest API 2023-06 scoreboard object; also ccs)")
 	viewName := fs.String("view", "public", "public or jury (the public view of a thawed or finalized contest is final)")
 	out := fs.String("out", "", "write to this file instead of standard output (required for xlsx)")
 	fs.Usage = func() {
@@ -35,6 +35,8 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		return errUsage
 	}
 	switch *format {
+	case "ccs":
+		*format = "json" // the Contest API's scoreboard JSON, by the name "rankd standings" gives it
 	case "csv", "xlsx", "tsv", "json":
 	default:
 		return fmt.Errorf("unknown format %q (want csv, xlsx, tsv or json)", *format)

@@ -132,3 +132,27 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 		t.Errorf("rankd_finalize_state done: got %v, want 1", v)
 	}
 }
+
+// rankd finalize asks a running server and waits for the result; a contest it does not know is an error.
+func TestFinalizeCommand(t *testing.T) {
+	p := StartRankd(t, t.TempDir(), "--demo")
+	eventually(t, "the demo contest exists", func() string {
+		if err := getJSON(p.URL+"/api/v1/contests/demo", &json.RawMessage{}); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	t.Setenv("RANKD_ADMIN_TOKEN", testAdminToken)
+	out := MustRun(t, "finalize", "--url", p.URL, "--contest", "demo", "--wait", "30s")
+	var st finalStatus
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.State != "done" || st.Version != 1 {
+		t.Errorf("got %q (%v), want done at version 1", out, err)
+	}
+	if _, _, err := run("finalize", "--url", p.URL, "--contest", "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown contest: got %v, want an error naming it", err)
+	}
+	t.Setenv("RANKD_ADMIN_TOKEN", "")
+	if _, _, err := run("finalize", "--url", p.URL, "--contest", "demo"); err == nil {
+		t.Error("without a token: got no error")
+	}
+}

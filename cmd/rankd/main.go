@@ -42,6 +42,7 @@ Usage:
   rankd serve [--addr HOST:PORT] [--data DIR | --postgres URL [--redis URL [--redis-prefix P]]] [--config FILE] [--demo] [--tick D] [--max-body BYTES] [--max-streams N] [--debug-addr HOST:PORT]
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
   rankd awards --feed FILE [--view public|jury] [--at TIME]
+  RANKD_ADMIN_TOKEN=... rankd finalize --contest ID [--url URL] [--wait D]
   rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]
@@ -66,6 +67,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.awards(ctx, rest)
 	case "export":
 		return m.export(ctx, rest)
+	case "finalize":
+		return m.finalize(ctx, rest)
 	case "gen":
 		return m.gen(ctx, rest)
 	case "bench":
