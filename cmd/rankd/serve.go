@@ -21,9 +21,9 @@ import (
 	"rankd/board"
 	"rankd/demo"
 	"rankd/engine"
+	"rankd/finalize"
 	rankdhttp "rankd/http"
 	"rankd/postgres"
-	"rankd/finalize"
 	rankdredis "rankd/redis"
 	"rankd/sqlite"
 )
