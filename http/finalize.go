@@ -77,7 +77,7 @@ func (s *Server) postFinalizeRetry(w http.ResponseWriter, r *http.Request) error
 
 // finalTTL is how long the final standings read from the store are served from memory: a version switched
 // is seen within it.
-const finalTTL = time.Second
+const finalTTL = 5 * time.Second
 
 // finalCache keeps contests' active final standings in memory for finalTTL, each loaded once however many
 // readers ask for it at the same time.

@@ -1,0 +1,384 @@
+package http
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+)
+
+// The CCS event feed, GET /api/contests/{cid}/event-feed: the contest's log as NDJSON, one event per line
+// ({"type","id","data","token"}), in log order, streamed as it grows.
+//
+// Judge and admin tokens get the jury feed: every entry of the log, each line the log's own bytes with a token
+// added, except that submissions and judgements get back the absolute times the log leaves out and the 2023-06
+// schemas require (ccs.FeedTimes; the relative ones still win when read). Everyone else (anonymous, public and team tokens) gets the public feed of ccs.FeedFilter: no hidden or
+// banned team nor anything of it, no judgement of a submission hidden by the freeze until the thaw (then they
+// follow the event that thaws, in log order), no bans, no awards before the thaw. ?view=public gives a jury
+// token the public feed; ?view=jury needs a jury token.
+//
+// A token is a place in the feed: "P" after the line of log position P, "P.K" after the K-th further line the
+// public feed gave for that entry (what a thaw released, or what a team shown again brought back). Both feeds
+// depend on the log alone, so a token resumes exactly, on any server over the same log, without expiry; the
+// jury feed takes "P.K" as "P". Resuming reads the log from its start (without sending it): the lines depend
+// on all before them.
+//
+// New entries are found by looking at the board's log position every FeedPoll: an event committed on this
+// server reaches the clients within FeedPoll plus the time to read it from the store; one stored by another
+// server (distributed mode) once this server has followed the log. The store is read outside the board's lock,
+// in chunks, so that neither a slow client nor a long log holds up commits or other readers.
+
+// Defaults of the event feed.
+const (
+	// DefaultFeedKeepAlive is the longest an idle event feed goes without a byte: the CCS asks for a newline
+	// at least every 120 s. Server.Heartbeat, when set, is used instead.
+	DefaultFeedKeepAlive = 120 * time.Second
+	// FeedPoll is how often a streaming event feed looks for new log entries.
+	FeedPoll = 100 * time.Millisecond
+	// feedChunk bounds the log entries and bytes read from the store at once.
+	feedChunk      = 4096
+	feedChunkBytes = 1 << 20
+)
+
+// errChunkFull stops a Replay once a chunk is full.
+var errChunkFull = errors.New("chunk full")
+
+func (s *Server) feedKeepAlive() time.Duration { return cmp.Or(s.Heartbeat, DefaultFeedKeepAlive) }
+
+// feedToken is a place in an event feed: after the line k (0 for the first) that the log's entry pos gave.
+type feedToken struct {
+	pos int64
+	k   int
+}
+
+func (t feedToken) after(u feedToken) bool { return t.pos > u.pos || t.pos == u.pos && t.k > u.k }
+
+func (t feedToken) append(b []byte) []byte {
+	b = strconv.AppendInt(b, t.pos, 10)
+	if t.k > 0 {
+		b = append(b, '.')
+		b = strconv.AppendInt(b, int64(t.k), 10)
+	}
+	return b
+}
+
+// parseFeedToken reads a token as the feed writes it ("12", "12.3"); "0" is the start of the feed.
+func parseFeedToken(s string) (feedToken, error) {
+	bad := rankd.Errorf(rankd.EINVALID, "since_token %q is not a token of this event feed", s)
+	num := func(s string) (int64, bool) {
+		if s == "" || len(s) > 18 || s[0] == '0' && len(s) > 1 {
+			return 0, false
+		}
+		for _, c := range []byte(s) {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	}
+	p, k, dotted := strings.Cut(s, ".")
+	pos, ok := num(p)
+	if !ok {
+		return feedToken{}, bad
+	}
+	t := feedToken{pos: pos}
+	if dotted {
+		n, ok := num(k)
+		if !ok || n == 0 || n > 1<<30 || pos == 0 {
+			return feedToken{}, bad
+		}
+		t.k = int(n)
+	}
+	return t, nil
+}
+
+// appendFeedLine appends a log line with its token, and a newline: the line is a JSON object without a token
+// (see rankd.LogEntry.Data), so the token goes in before its closing brace, and nothing is encoded again.
+func appendFeedLine(b, line []byte, t feedToken) ([]byte, error) {
+	line = bytes.TrimRight(line, " \t\r\n")
+	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
+		return b, rankd.Errorf(rankd.EINTERNAL, "log entry %d is not a JSON object", t.pos)
+	}
+	b = append(b, line[:len(line)-1]...)
+	if len(line) > 2 {
+		b = append(b, ',')
+	}
+	b = append(b, `"token":"`...)
+	b = t.append(b)
+	return append(b, "\"}\n"...), nil
+}
+
+// feedReader reads a contest's log after a position and makes the lines of its event feed.
+type feedReader struct {
+	log    rankd.EventLog
+	cid    string
+	filter *ccs.FeedFilter // the public feed's; nil for the jury feed
+	times  *ccs.FeedTimes
+	after  int64     // the last log position read
+	skip   feedToken // lines up to this place are not written: the client has them
+	skipN  int       // the lines the public feed gave for the entry at skip.pos
+	out    []byte    // lines made, to write
+
+	arena []byte
+	chunk []feedEntry
+}
+
+type feedEntry struct {
+	pos        int64
+	start, end int // the entry's line in arena
+}
+
+// read reads the next chunk of the log and makes its lines; done reports that it reached the end of the log.
+func (f *feedReader) read(ctx context.Context) (done bool, err error) {
+	f.arena, f.chunk = f.arena[:0], f.chunk[:0]
+	err = f.log.Replay(ctx, f.cid, f.after, func(le *rankd.LogEntry) error {
+		start := len(f.arena)
+		f.arena = append(f.arena, le.Data...)
+		f.chunk = append(f.chunk, feedEntry{pos: le.Pos, start: start, end: len(f.arena)})
+		if len(f.chunk) == feedChunk || len(f.arena) >= feedChunkBytes {
+			return errChunkFull
+		}
+		return nil
+	})
+	full := errors.Is(err, errChunkFull)
+	if err != nil && !full {
+		return false, err
+	}
+	for _, e := range f.chunk {
+		if err := f.add(e.pos, f.arena[e.start:e.end]); err != nil {
+			return false, err
+		}
+		f.after = e.pos
+	}
+	if cap(f.arena) > 4*feedChunkBytes {
+		f.arena = nil // one huge entry: do not keep its memory
+	}
+	return !full, nil
+}
+
+// add makes the lines of one log entry.
+func (f *feedReader) add(pos int64, data []byte) error {
+	if f.filter == nil {
+		return f.line(data, feedToken{pos: pos})
+	}
+	k := 0
+	err := f.filter.Add(pos, data, func(line []byte) error {
+		k++
+		return f.line(line, feedToken{pos: pos, k: k - 1})
+	})
+	if pos == f.skip.pos {
+		f.skipN = k
+	}
+	return err
+}
+
+// line makes one line of the feed, unless the client has it.
+func (f *feedReader) line(line []byte, t feedToken) error {
+	skip := !t.after(f.skip)
+	line, err := f.times.Line(line, skip)
+	if err != nil || skip {
+		return err
+	}
+	f.out, err = appendFeedLine(f.out, line, t)
+	return err
+}
+
+// fetch reads the log's line at pos again (for the public feed's filter).
+func (f *feedReader) fetch(ctx context.Context, pos int64) ([]byte, error) {
+	var line []byte
+	err := f.log.Replay(ctx, f.cid, pos-1, func(le *rankd.LogEntry) error {
+		if le.Pos == pos {
+			line = bytes.Clone(le.Data)
+		}
+		return errChunkFull
+	})
+	if err != nil && !errors.Is(err, errChunkFull) {
+		return nil, err
+	}
+	if line == nil {
+		return nil, rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d is gone", f.cid, pos)
+	}
+	return line, nil
+}
+
+// seek reads the log up to the place a client resumes from, keeping the lines after it; an error with code
+// EINVALID when the log has no such place. Both feeds read the log from its start: the lines depend on the
+// contest's start as the log gave it up to them (absolute times), and the public one on all it withholds.
+func (f *feedReader) seek(ctx context.Context, t feedToken) error {
+	f.skip = t
+	if t.pos == 0 {
+		return nil
+	}
+	for f.after < t.pos {
+		done, err := f.read(ctx)
+		if err != nil {
+			return err
+		}
+		if done && f.after < t.pos {
+			return rankd.Errorf(rankd.EINVALID, "since_token %q is beyond the end of this event feed", t.append(nil))
+		}
+	}
+	if f.filter != nil && t.k > 0 && t.k >= f.skipN {
+		return rankd.Errorf(rankd.EINVALID, "since_token %q is not a token of this event feed", t.append(nil))
+	}
+	return nil
+}
+
+// feedJury tells whether a request gets the jury feed: a judge or admin token does, unless it asks for
+// ?view=public; ?view=jury without such a token is refused (401 without a token, 403 with another one).
+func (s *Server) feedJury(r *http.Request, cid string) (bool, error) {
+	if r.URL.Query().Get("view") == "" {
+		t, err := s.Auth.identify(r)
+		if err != nil {
+			return false, err
+		}
+		return t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge, nil
+	}
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return false, err
+	}
+	return v.Kind == rankd.ViewJury, nil
+}
+
+// ccsEventFeed serves the event feed: ?since_token= resumes after a token, ?stream=false ends once the log
+// as it is has been sent (by default the feed follows the log until the client or the server goes).
+func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	jury, err := s.feedJury(r, cid)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	stream := true
+	if v := q.Get("stream"); v != "" {
+		if stream, err = strconv.ParseBool(v); err != nil {
+			return rankd.Errorf(rankd.EINVALID, "stream must be true or false, not %q", v)
+		}
+	}
+	var since feedToken
+	if q.Has("since_token") {
+		if since, err = parseFeedToken(q.Get("since_token")); err != nil {
+			return err
+		}
+	}
+	log, ok := s.Store.(rankd.EventLog)
+	if !ok {
+		return rankd.Errorf(rankd.ENOTIMPLEMENTED, "this server's store cannot read its log back")
+	}
+	if _, err := s.public(cid); err != nil {
+		return err
+	}
+	if n := s.streams.Add(1); n > int64(cmp.Or(s.MaxStreams, DefaultMaxStreams)) {
+		s.streams.Add(-1)
+		return rankd.Errorf(rankd.EUNAVAILABLE, "too many live streams open: retry later")
+	}
+	defer s.streams.Add(-1)
+
+	ctx := r.Context()
+	f := &feedReader{log: log, cid: cid, times: ccs.NewFeedTimes()}
+	if !jury {
+		f.filter = ccs.NewFeedFilter()
+		f.filter.Fetch = func(pos int64) ([]byte, error) { return f.fetch(ctx, pos) }
+	}
+	// The place to resume from is found before answering, so that a token the log does not have is a 400.
+	if err := f.seek(ctx, since); err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/x-ndjson")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	// A write that hangs for 10 s ends the feed; the deadline moves once a second, not per write.
+	var deadline time.Time
+	write := func(b []byte) bool {
+		if now := time.Now(); deadline.Sub(now) < 9*time.Second {
+			deadline = now.Add(10 * time.Second)
+			_ = rc.SetWriteDeadline(deadline)
+		}
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	keepAlive := s.feedKeepAlive()
+	idle := time.NewTimer(keepAlive)
+	defer idle.Stop()
+	// catchUp sends what the log holds after what was sent, chunk by chunk.
+	catchUp := func() bool {
+		for {
+			done, err := f.read(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					s.Logger.Error("event feed: reading the log failed", slog.String("contest", cid),
+						slog.String("error", err.Error()))
+				}
+				return false
+			}
+			if len(f.out) > 0 {
+				if !write(f.out) {
+					return false
+				}
+				f.out = f.out[:0]
+				idle.Reset(keepAlive)
+			}
+			if done {
+				return true
+			}
+			select {
+			case <-s.closing:
+				return false
+			default:
+			}
+		}
+	}
+	if !catchUp() || !stream {
+		if !stream {
+			// A client that asked for what there is gets at least an empty, flushed answer.
+			_ = rc.Flush()
+		}
+		return nil
+	}
+	poll := time.NewTicker(FeedPoll)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.closing:
+			return nil // the client reconnects with its last token, here or to another server
+		case <-idle.C:
+			if !write([]byte{'\n'}) {
+				return nil
+			}
+			idle.Reset(keepAlive)
+		case <-poll.C:
+			var pos int64
+			err := s.Engine.Read(cid, func(_ *board.Board, p int64) error {
+				pos = p
+				return nil
+			})
+			switch {
+			case rankd.ErrorCode(err) == rankd.ENOTFOUND:
+				return nil
+			case err != nil || pos <= f.after:
+				continue // being rebuilt, or nothing new
+			}
+			if !catchUp() {
+				return nil
+			}
+		}
+	}
+}
