@@ -18,8 +18,9 @@ import (
 )
 
 // The web scoreboard: plain HTML, CSS and JavaScript modules embedded in the binary, with no build step and
-// no request to another host. The pages are served at / (the contests) and /contests/{cid} (a board); the
-// scripts read everything else from the JSON API and the live stream.
+// no request to another host. The pages are served at / (the contests), /contests/{cid} (a board) and /admin
+// and /admin/contests/{cid} (the admin console); the scripts read everything else from the JSON API and the
+// live stream, and the console changes things through the same API, with the admin token.
 
 //go:embed assets
 var assetFiles embed.FS
@@ -44,6 +45,7 @@ type web struct {
 	assets  map[string]asset
 	index   webPage
 	board   webPage
+	admin   webPage
 }
 
 // assetTypes are the content types of the files assets/ holds; a file of another kind is refused at start-up
@@ -88,6 +90,9 @@ func loadWeb() (*web, error) {
 		return nil, err
 	}
 	if w.board, err = w.page("board.html", prefix); err != nil {
+		return nil, err
+	}
+	if w.admin, err = w.page("admin.html", prefix); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -137,6 +142,21 @@ func (s *Server) webRoutes() {
 			status = http.StatusNotFound
 		}
 		servePage(rw, r, w.board, status)
+		return nil
+	})
+	// The admin console: the page asks for the admin token and does everything through the API, which checks
+	// it. The page itself holds no secret, so it is served to anyone, like the board.
+	s.handle("GET /admin", func(rw http.ResponseWriter, r *http.Request) error {
+		servePage(rw, r, w.admin, http.StatusOK)
+		return nil
+	})
+	s.handle("GET /admin/contests/{cid}", func(rw http.ResponseWriter, r *http.Request) error {
+		err := s.Engine.Read(r.PathValue("cid"), func(*board.Board, int64) error { return nil })
+		status := http.StatusOK
+		if rankd.ErrorCode(err) == rankd.ENOTFOUND {
+			status = http.StatusNotFound // the page says so, with a link to the contests
+		}
+		servePage(rw, r, w.admin, status)
 		return nil
 	})
 	s.handle("GET /assets/{version}/{file...}", func(rw http.ResponseWriter, r *http.Request) error {

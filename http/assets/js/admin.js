@@ -1,0 +1,426 @@
+// The admin console: /admin lists the contests and creates one; /admin/contests/{id} manages one — its
+// definition, problems, groups, organizations and teams (by hand or from a CSV file), bans, hiding, team
+// tokens, the freeze, and judgements by hand. Everything goes through the JSON API with the admin token,
+// which the page asks for and keeps in this browser; each answer is told in the status region.
+
+import { adminToken, call, forgetAdminToken, hasAdminToken, Status } from "./adminapi.js";
+import { api, contestTime, freezeAt, localTime, phaseNames, relMillis } from "./contest.js";
+import {
+  fillContestForm, fillProblemForm, FormError, readContestForm, readProblemForm, recall, remember, showRules, zoneName,
+} from "./admincontest.js";
+import { validID } from "./admincsv.js";
+import { fillTeamChoices, renderTeams, setUpTeams } from "./adminteams.js";
+import { fillSubmissionFilters, setUpJudgements } from "./adminjudge.js";
+
+const $ = (id) => document.getElementById(id);
+const path = location.pathname.split("/"); // "", "admin", "contests", id
+const cid = path[2] === "contests" ? decodeURIComponent(path[3] || "") : "";
+const flashKey = "rankd.admin.flash";
+const refreshEvery = 30000;
+
+const status = new Status($("status"), $("history"));
+
+// ctx is what the sections share: the contest as the API describes it, its teams as the jury sees them,
+// its organizations, the status region, and reload(what) to read "contest", "teams" or "all" again.
+const ctx = {
+  cid,
+  base: `/api/v1/contests/${encodeURIComponent(cid)}`,
+  contest: null,
+  teams: [],
+  organizations: [],
+  status,
+  reload,
+};
+window.rankdAdmin = ctx; // for the curious, and for the browser tests
+
+function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  Object.assign(e, props);
+  e.append(...children.filter((c) => c !== null && c !== undefined));
+  return e;
+}
+
+function show(...ids) {
+  for (const id of ids) $(id).hidden = false;
+}
+
+// reportFormError tells what is wrong with a form's field and puts the keyboard on it.
+function reportFormError(e) {
+  if (!(e instanceof FormError)) throw e;
+  status.show(e.message, "error");
+  $(e.field).focus();
+}
+
+async function main() {
+  $("c-zone").textContent = zoneName();
+  $("forget").addEventListener("click", () => {
+    forgetAdminToken();
+    status.show("The admin token is forgotten in this browser; the next action asks for one.", "info");
+  });
+  $("set-token").addEventListener("click", async () => {
+    if (await adminToken("", true)) {
+      status.show("The admin token is kept in this browser.", "info");
+      if (ctx.contest) await reload("teams");
+    }
+  });
+  $("c-rules").addEventListener("change", () => showRules($("contest-form"), $("c-rules").value));
+  $("contest-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    saveContest();
+  });
+  const flash = sessionStorage.getItem(flashKey);
+  if (flash) {
+    sessionStorage.removeItem(flashKey);
+    status.show(flash);
+  }
+  if (cid) {
+    await contestPage();
+  } else {
+    await homePage();
+  }
+}
+
+// The home page: the contests, and the form that creates one.
+async function homePage() {
+  show("home", "contest");
+  fillContestForm(null, null);
+  listContests();
+  await adminToken();
+}
+
+async function listContests() {
+  let contests;
+  try {
+    contests = await api("/api/v1/contests");
+  } catch (e) {
+    $("contests-message").textContent = `The contests could not be read: ${e.message}. Retrying…`;
+    setTimeout(listContests, 5000);
+    return;
+  }
+  if (contests.length === 0) {
+    $("contests-message").textContent = "There are no contests yet: create one below.";
+    return;
+  }
+  $("contests-message").hidden = true;
+  $("contests").hidden = false;
+  $("contests").tBodies[0].replaceChildren(...contests.map((c) => {
+    const phase = el("span", { className: `phase ${c.phase}`, textContent: phaseNames[c.phase] || c.phase });
+    return el("tr", {},
+      el("th", { scope: "row" }, el("a", { href: `/admin/contests/${encodeURIComponent(c.id)}`, textContent: c.name || c.id })),
+      el("td", {}, el("code", { textContent: c.id })),
+      el("td", {}, phase),
+      el("td", { textContent: c.rules.toUpperCase() }),
+      el("td", { textContent: c.start_time ? localTime(new Date(c.start_time)) : "not set" }),
+      el("td", { textContent: String(c.teams) }),
+      el("td", {}, el("a", { href: `/contests/${encodeURIComponent(c.id)}`, textContent: "Board" })));
+  }));
+}
+
+// The page of one contest.
+async function contestPage() {
+  try {
+    ctx.contest = await api(ctx.base);
+  } catch (e) {
+    const m = $("message");
+    m.replaceChildren(e.status === 404 ? `There is no contest “${cid}” on this server. ` : `The contest could not be read (${e.message}). `,
+      el("a", { href: "/admin", textContent: "See the contests." }));
+    m.hidden = false;
+    if (e.status !== 404) setTimeout(() => location.reload(), 5000);
+    return;
+  }
+  show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "link-board", "link-jury");
+  $("link-board").href = `/contests/${encodeURIComponent(cid)}`;
+  $("link-jury").href = `/contests/${encodeURIComponent(cid)}?view=jury`;
+  $("contest-title").textContent = "Contest";
+  $("contest-help").textContent = "Saving replaces the contest's definition (PATCH); its problems, teams and submissions stay.";
+  $("c-save").textContent = "Save the contest";
+  editContestForm();
+  setUpProblems();
+  setUpGroups();
+  setUpFreeze();
+  setUpTeams(ctx);
+  setUpJudgements(ctx);
+  renderContest();
+  fillProblemForm(null, nextOrdinal());
+  await adminToken();
+  await reload("teams");
+  setInterval(() => reload("contest"), refreshEvery);
+}
+
+// reload reads the contest ("contest"), its teams and organizations ("teams"), or both ("all") again and
+// shows them.
+async function reload(what) {
+  if (what === "contest" || what === "all") {
+    try {
+      ctx.contest = await api(ctx.base);
+    } catch (e) {
+      status.show(`The contest could not be read again: ${e.message}`, "error");
+      return;
+    }
+    renderContest();
+  }
+  if (what === "teams" || what === "all") {
+    // The jury's list of teams needs the token; without one (the question cancelled) it waits for the
+    // first action, which asks again.
+    const [teams, orgs] = await Promise.all([
+      hasAdminToken() ? call("GET", `${ctx.base}/teams?view=jury`) : { ok: false, status: 0, message: "", noToken: true },
+      call("GET", `/api/contests/${encodeURIComponent(cid)}/organizations`, undefined, { token: false }),
+    ]);
+    if (teams.ok) {
+      ctx.teams = teams.body;
+    } else if (teams.noToken) {
+      status.show("The teams are listed once the admin token is given: “Admin token…” (or any action) asks for it.", "info");
+    } else {
+      status.answer("Read the teams", teams);
+    }
+    // The API lists the organizations that have teams; those added from this browser are known too.
+    const listed = orgs.ok ? orgs.body : [];
+    const added = (recall("organizations", cid) || { value: [] }).value.filter((o) => !listed.some((l) => l.id === o.id));
+    ctx.organizations = [...listed, ...added];
+  }
+  renderTeams(ctx);
+  fillTeamChoices(ctx);
+  fillSubmissionFilters(ctx);
+  renderOrganizations();
+}
+
+// renderContest shows what follows the contest's definition: the header, the problems, the groups, the
+// freeze, and the fields of its rules.
+function renderContest() {
+  const c = ctx.contest;
+  document.title = `Admin · ${c.name} · rankd`;
+  $("title").textContent = `Admin · ${c.name}`;
+  $("phase").textContent = phaseNames[c.phase] || c.phase;
+  $("phase").className = `phase ${c.phase}`;
+  $("phase").hidden = false;
+  for (const id of ["problems", "judgements"]) showRules($(id), c.rules);
+  renderProblems();
+  renderGroups();
+  renderFreeze();
+}
+
+function editContestForm() {
+  const saved = recall("contest", cid);
+  fillContestForm(ctx.contest, saved ? saved.value.rankd : null);
+  const note = $("c-options-note");
+  note.textContent = saved
+    ? `Medals and options as last saved from this browser (${localTime(new Date(saved.saved))}). The API does not report them: saving replaces them with what the form holds.`
+    : "The API does not report a contest's medals and options: check them before saving, since saving replaces them with what the form holds.";
+  note.hidden = false;
+}
+
+async function saveContest() {
+  let c;
+  try {
+    c = readContestForm(ctx.contest);
+  } catch (e) {
+    reportFormError(e);
+    return;
+  }
+  if (!ctx.contest) {
+    const a = await call("POST", "/api/v1/contests", { contest: c });
+    if (status.answer(`Create contest ${c.id}`, a, `Created contest ${c.name} (${c.id}).`)) {
+      remember("contest", c.id, c);
+      sessionStorage.setItem(flashKey, `Created contest ${c.name} (${c.id}): add its problems, groups and teams here.`);
+      location.assign(`/admin/contests/${encodeURIComponent(c.id)}`);
+    }
+    return;
+  }
+  const a = await call("PATCH", ctx.base, { contest: c });
+  if (status.answer(`Save contest ${c.id}`, a, `Saved contest ${c.name} (${c.id}).`)) {
+    remember("contest", c.id, c);
+    await reload("contest");
+    editContestForm();
+  }
+}
+
+function sortedProblems() {
+  return (ctx.contest.problems || []).slice().sort((a, b) => a.ordinal - b.ordinal);
+}
+
+function nextOrdinal() {
+  const ps = ctx.contest.problems || [];
+  return ps.length ? Math.max(...ps.map((p) => p.ordinal)) + 1 : 0;
+}
+
+function setUpProblems() {
+  $("problem-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    let p;
+    try {
+      p = readProblemForm(ctx.contest.rules);
+    } catch (err) {
+      reportFormError(err);
+      return;
+    }
+    const a = await call("POST", `${ctx.base}/problems`, p);
+    if (status.answer(`Save problem ${p.label} (${p.id})`, a, `Saved problem ${p.label}: ${p.name} (${p.id}).`)) {
+      const saved = (recall("problems", cid) || { value: {} }).value;
+      saved[p.id] = p;
+      remember("problems", cid, saved);
+      await reload("contest");
+      fillProblemForm(null, nextOrdinal());
+      problemFormFor(null);
+      $("p-id").focus();
+    }
+  });
+  $("problem-form").addEventListener("reset", () => setTimeout(() => {
+    fillProblemForm(null, nextOrdinal());
+    problemFormFor(null);
+  }));
+  $("problem-list").tBodies[0].addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-problem]");
+    if (!b) return;
+    const p = (ctx.contest.problems || []).find((x) => x.id === b.dataset.problem);
+    if (!p) return;
+    const saved = (recall("problems", cid) || { value: {} }).value[p.id];
+    fillProblemForm({ ...p, rankd: saved && saved.rankd }, 0);
+    problemFormFor(p, !!saved);
+    $("p-label").focus();
+  });
+}
+
+// problemFormFor titles the problem form for a problem edited (null: a new one).
+function problemFormFor(p, recalled) {
+  $("problem-form-title").textContent = p ? `Edit problem ${p.label} (${p.id})` : "Add a problem";
+  const note = $("problem-note");
+  const rules = ctx.contest.rules;
+  note.hidden = !p || recalled || (rules !== "ctf" && rules !== "ioi");
+  note.textContent = rules === "ctf"
+    ? "The API reports a challenge's value, not how it follows the solves: check the function, minimum and decay before saving."
+    : "The API does not report a problem's subtasks: check them before saving.";
+}
+
+function renderProblems() {
+  const ps = sortedProblems();
+  $("problems-empty").hidden = ps.length > 0;
+  $("problem-list").hidden = ps.length === 0;
+  $("problem-list").tBodies[0].replaceChildren(...ps.map((p) => {
+    const swatch = el("span", { className: "swatch" });
+    if (p.rgb) swatch.style.background = p.rgb;
+    const edit = el("button", { type: "button", textContent: "Edit" });
+    edit.dataset.problem = p.id;
+    edit.setAttribute("aria-label", `Edit problem ${p.label}`);
+    const value = el("td", { className: "rules-ctf", textContent: String(p.value || 0) });
+    return el("tr", {},
+      el("th", { scope: "row", textContent: p.label }),
+      el("td", {}, el("code", { textContent: p.id })),
+      el("td", { textContent: p.name }),
+      el("td", { textContent: String(p.ordinal) }),
+      el("td", {}, p.rgb ? swatch : null, ` ${p.color || p.rgb || "none"}`),
+      value,
+      el("td", {}, edit));
+  }));
+  showRules($("problem-list"), ctx.contest.rules);
+}
+
+function setUpGroups() {
+  $("group-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const g = { id: $("g-id").value.trim(), name: $("g-name").value.trim() };
+    if (!validID(g.id)) return reportFormError(new FormError("g-id", "Group id: letters, digits, “_”, “.” and “-”, at most 36"));
+    if (!g.name) return reportFormError(new FormError("g-name", "Group name: the group needs one"));
+    if ($("g-hidden").checked) g.hidden = true;
+    const a = await call("POST", `${ctx.base}/groups`, g);
+    if (status.answer(`Add group ${g.name} (${g.id})`, a, `Saved group ${g.name} (${g.id}).`)) {
+      $("group-form").reset();
+      await reload("all");
+      $("g-id").focus();
+    }
+  });
+  $("org-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const o = { id: $("o-id").value.trim(), name: $("o-name").value.trim() };
+    if (!validID(o.id)) return reportFormError(new FormError("o-id", "Organization id: letters, digits, “_”, “.” and “-”, at most 36"));
+    if (!o.name) return reportFormError(new FormError("o-name", "Organization name: the organization needs one"));
+    if ($("o-formal").value.trim()) o.formal_name = $("o-formal").value.trim();
+    const country = $("o-country").value.trim().toUpperCase();
+    if (country && !/^[A-Z]{3}$/.test(country)) return reportFormError(new FormError("o-country", "Country: three letters (ISO 3166-1 alpha-3), such as NLD"));
+    if (country) o.country = country;
+    const a = await call("POST", `${ctx.base}/organizations`, o);
+    if (status.answer(`Add organization ${o.name} (${o.id})`, a, `Saved organization ${o.name} (${o.id}).`)) {
+      const added = (recall("organizations", cid) || { value: [] }).value.filter((x) => x.id !== o.id);
+      remember("organizations", cid, [...added, o]);
+      $("org-form").reset();
+      await reload("teams");
+      $("o-id").focus();
+    }
+  });
+}
+
+function renderGroups() {
+  const gs = ctx.contest.groups || [];
+  $("group-list").replaceChildren(...(gs.length ? gs.map((g) => el("li", { textContent: `${g.name || g.id} (${g.id})${g.hidden ? ", hidden" : ""}` }))
+    : [el("li", { className: "none", textContent: "No groups yet." })]));
+}
+
+function renderOrganizations() {
+  const os = ctx.organizations;
+  $("org-list").replaceChildren(...(os.length ? os.map((o) => el("li", { textContent: `${o.name || o.id} (${o.id})${o.country ? ", " + o.country : ""}` }))
+    : [el("li", { className: "none", textContent: "No organizations known yet." })]));
+}
+
+// confirmAction asks before an action that changes what the public sees; it resolves with the answer.
+function confirmAction(title, text, yes) {
+  const d = $("confirm-dialog");
+  $("confirm-title").textContent = title;
+  $("confirm-text").textContent = text;
+  $("confirm-yes").textContent = yes;
+  d.returnValue = "";
+  return new Promise((resolve) => {
+    d.onclose = () => resolve(d.returnValue === "yes");
+    d.showModal();
+    $("confirm-no").focus();
+  });
+}
+
+function setUpFreeze() {
+  $("freeze-now").addEventListener("click", async () => {
+    if (!await confirmAction("Freeze the public board now?",
+      "From now on the public sees new submissions as pending, until a thaw. The jury's board stays live.", "Freeze now")) {
+      status.show("The board is not frozen: cancelled.", "info");
+      return;
+    }
+    const a = await call("POST", `${ctx.base}/freeze`);
+    const at = a.ok && a.body && a.body.frozen_at ? `, ${a.body.frozen_at.replace(/\.0*$/, "")} into the contest` : "";
+    status.answer("Freeze", a, `Froze the public board${at}.`);
+    await reload("contest");
+  });
+  $("thaw-now").addEventListener("click", async () => {
+    const ended = ["ended", "thawed", "finalized"].includes(ctx.contest.phase);
+    if (!await confirmAction(ended ? "Thaw: show the final board?" : "Lift the freeze?",
+      ended ? "The public sees every verdict: the final board." : "The public board shows every verdict at once, and stays live.",
+      ended ? "Show the final board" : "Lift the freeze")) {
+      status.show("Nothing thawed: cancelled.", "info");
+      return;
+    }
+    const a = await call("POST", `${ctx.base}/thaw`);
+    status.answer("Thaw", a, ended ? "Thawed: the public sees the final board." : "Lifted the freeze: the public board is live.");
+    await reload("contest");
+  });
+}
+
+function renderFreeze() {
+  const c = ctx.contest;
+  const at = freezeAt(c);
+  const start = c.start_time ? Date.parse(c.start_time) : NaN;
+  const when = (d) => `${localTime(d)} (${contestTime(d - start)} into the contest)`;
+  let text = `Phase: ${phaseNames[c.phase] || c.phase}. `;
+  if (Number.isNaN(start)) {
+    text += "The contest has no start time yet.";
+  } else if (c.phase === "frozen") {
+    text += `The public board is frozen since ${when(at)}.`;
+  } else if (at && c.phase === "running") {
+    text += `The public board freezes at ${when(at)}.`;
+  } else if (at && c.phase === "ended") {
+    text += `The public board has been frozen since ${when(at)}; thaw to show the final board.`;
+  } else if (c.phase === "scheduled") {
+    text += `It starts at ${localTime(new Date(start))}, for ${c.duration.replace(/\.0*$/, "")}` +
+      (at ? `; the public board freezes ${contestTime(relMillis(c.scoreboard_freeze_duration))} before the end.` : ", without a freeze.");
+  } else {
+    text += at ? "" : "No freeze is scheduled.";
+  }
+  $("freeze-info").textContent = text.trim();
+}
+
+main();
