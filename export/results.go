@@ -126,8 +126,9 @@ func ResultsTSV(w io.Writer, b *Board) error {
 		return cmp.Or(names.CompareString(n.team(x.row.TeamID), n.team(y.row.TeamID)), strings.Compare(x.row.TeamID, y.row.TeamID))
 	})
 
+	// A bufio.Writer keeps its first error, which Flush returns: the writes need no check of their own.
 	bw := bufio.NewWriter(w)
-	bw.WriteString("results\t1\n")
+	_, _ = bw.WriteString("results\t1\n")
 	for _, res := range results {
 		rank := ""
 		if res.rank > 0 {
@@ -137,8 +138,8 @@ func ResultsTSV(w io.Writer, b *Board) error {
 			tsvField(res.row.TeamID), rank, res.award, strconv.Itoa(res.row.Solved),
 			strconv.FormatInt(res.row.Penalty, 10), strconv.FormatInt(minutes(res.row.Time), 10), tsvField(res.winner),
 		}
-		bw.WriteString(strings.Join(fields, "\t"))
-		bw.WriteByte('\n')
+		_, _ = bw.WriteString(strings.Join(fields, "\t"))
+		_ = bw.WriteByte('\n')
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write results.tsv: %w", err)

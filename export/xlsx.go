@@ -40,7 +40,7 @@ var stateFills = [...]string{
 // (award, citation, team_id, team), an award without teams on a line of its own.
 func XLSX(w io.Writer, b *Board) error {
 	f := excelize.NewFile()
-	defer f.Close()
+	defer func() { _ = f.Close() }() // an in-memory workbook: nothing to lose
 	if err := fillWorkbook(f, b); err != nil {
 		return fmt.Errorf("write xlsx: %w", err)
 	}

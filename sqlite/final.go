@@ -55,7 +55,7 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	if err != nil {
 		return 0, fail(ctx, "save final standings", err)
 	}
-	defer insert.Close()
+	defer func() { _ = insert.Close() }() // the transaction's end frees it anyway
 	for i, rows := range [2][]rankd.Row{f.Jury, f.Public} {
 		for pos, r := range rows {
 			data, err := json.Marshal(r)

@@ -87,8 +87,8 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(*out) // a half-written export is worse than none
+		_ = f.Close()
+		_ = os.Remove(*out) // a half-written export is worse than none
 		return err
 	}
 	return f.Close()
