@@ -153,6 +153,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/contests/{cid}/finalize", s.admin(s.postFinalize))
 	s.handle("POST /api/v1/contests/{cid}/finalize/retry", s.admin(s.postFinalizeRetry))
 	s.handle("GET /api/v1/contests/{cid}/final", s.getFinal)
+	s.handle("GET /api/v1/contests/{cid}/export", s.getExport)
 
 	s.handle("POST /api/v1/contests/{cid}/events", s.judge(s.postEvents))
 	s.handle("POST /api/v1/contests/{cid}/submissions", s.judge(s.postObjects(rankd.EventSubmission)))

@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"rankd"
-	"rankd/board"
 	"rankd/ccs"
 	"rankd/export"
 )
@@ -61,7 +60,7 @@ func (m *Main) export(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	eb := exportBoard(b, view, st)
+	eb := export.FromBoard(b, view, st)
 	write := func(w io.Writer) error {
 		switch *format {
 		case "csv":
@@ -92,27 +91,4 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		return err
 	}
 	return f.Close()
-}
-
-// exportBoard gathers what the exports need from a board: its definitions, the standings read in view v, and
-// the awards of that view.
-func exportBoard(b *board.Board, v rankd.View, st rankd.Standings) *export.Board {
-	teams := b.Teams()
-	var orgs []rankd.Organization
-	seen := map[string]bool{}
-	for _, t := range teams {
-		if o, ok := b.Organization(t.OrganizationID); ok && !seen[o.ID] {
-			seen[o.ID] = true
-			orgs = append(orgs, o)
-		}
-	}
-	return &export.Board{
-		Contest:       b.Contest(),
-		Problems:      b.Problems(),
-		Teams:         teams,
-		Groups:        b.Groups(),
-		Organizations: orgs,
-		Standings:     st,
-		Awards:        b.Awards(v),
-	}
 }
