@@ -154,6 +154,7 @@ type scoreboardJSON struct {
 	Total     int       `json:"total"`
 	Offset    int       `json:"offset"`
 	Frozen    bool      `json:"frozen"`
+	At        string    `json:"at,omitempty"` // the moment of a board of the past (?at=), as a contest time
 	Rows      []rowJSON `json:"rows"`
 }
 
@@ -237,6 +238,9 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	group := r.URL.Query().Get("group")
+	if at := r.URL.Query().Get("at"); at != "" {
+		return s.getScoreboardAt(w, r, cid, v, at, group, offset, limit)
+	}
 	key := fmt.Sprintf("scoreboard|%s|%d|%d", group, offset, limit)
 	return s.cachedRead(w, r, cid, v, key, func(b *board.Board) (any, error) {
 		st, err := s.standings(r.Context(), b, rankd.ProjectionQuery{ContestID: cid, View: v, GroupID: group,
@@ -286,13 +290,20 @@ func (s *Server) cachedRead(w http.ResponseWriter, r *http.Request, cid string, 
 	if err != nil {
 		return err
 	}
+	writePage(w, r, v, page, etag)
+	return nil
+}
+
+// writePage writes a rendered answer of view v with its ETag: 304 for a page without a body (the client's
+// If-None-Match names it), else the body, compressed when the client takes gzip.
+func writePage(w http.ResponseWriter, r *http.Request, v rankd.View, page cachedPage, etag string) {
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", cacheControl(v))
 	h.Set("Vary", "Accept-Encoding")
 	if page.body == nil {
 		w.WriteHeader(http.StatusNotModified)
-		return nil
+		return
 	}
 	h.Set("Content-Type", "application/json")
 	body := page.body
@@ -303,7 +314,6 @@ func (s *Server) cachedRead(w http.ResponseWriter, r *http.Request, cid string, 
 	// With its length known the page goes out in one write, not in 4 KiB chunks.
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body) // an error is the client gone
-	return nil
 }
 
 // cached returns the rendered answer of the current version of view v and its ETag, from the cache when it

@@ -166,6 +166,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/v1/contests/{cid}/teams", s.getTeams)
 	s.handle("GET /api/v1/contests/{cid}/submissions", s.getSubmissions)
 	s.handle("GET /api/v1/contests/{cid}/awards", s.getAwards)
+	s.handle("GET /api/v1/contests/{cid}/history", s.getHistory)
 
 	s.handle("GET /api/contests", s.ccsContests)
 	s.handle("GET /api/contests/{cid}", s.ccsContest)

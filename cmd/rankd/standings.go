@@ -16,6 +16,7 @@ import (
 	"rankd"
 	"rankd/board"
 	"rankd/ccs"
+	"rankd/engine"
 )
 
 // feedFlags are the options of the commands that compute a board from a feed.
@@ -99,53 +100,36 @@ func (m *Main) awards(ctx context.Context, args []string) error {
 }
 
 // atTime is the moment asked for with --at: a contest time, or an absolute time resolved once the contest's
-// start is known.
+// start is known. The server's ?at= reads the same (engine.ParseAt).
 type atTime struct {
 	set bool
-	rel time.Duration
-	abs time.Time
+	engine.At
 }
 
 func parseAt(s string) (atTime, error) {
 	if s == "" {
 		return atTime{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return atTime{set: true, abs: t}, nil
-	}
-	d, err := ccs.ParseRelTime(s)
+	a, err := engine.ParseAt(s)
 	if err != nil {
-		return atTime{}, fmt.Errorf("--at %q: want a contest time such as 4:00:00 or an RFC 3339 time", s)
+		return atTime{}, fmt.Errorf("--at %q: want a contest time such as 4:00:00 or 240m, or an RFC 3339 time", s)
 	}
-	return atTime{set: true, rel: d}, nil
-}
-
-// start is when the contest started: the state's started time when known, the contest's start otherwise.
-func start(b *board.Board) time.Time {
-	if s := b.State().Started; s != nil {
-		return *s
-	}
-	return b.Contest().Start
+	return atTime{set: true, At: a}, nil
 }
 
 // contestTime resolves the asked moment to a contest time.
-func (a atTime) contestTime(b *board.Board) time.Duration {
-	if a.abs.IsZero() {
-		return a.rel
-	}
-	return a.abs.Sub(start(b))
-}
+func (a atTime) contestTime(b *board.Board) time.Duration { return a.ContestTime(b.Start()) }
 
 // boardTime is the moment the standings describe, for the CCS "time" field: the asked moment, or the end.
 func boardTime(b *board.Board, at atTime) time.Time {
 	c := b.Contest()
 	switch {
 	case at.set:
-		return start(b).Add(at.contestTime(b))
+		return b.Start().Add(at.contestTime(b))
 	case b.State().Ended != nil:
 		return *b.State().Ended
 	}
-	return start(b).Add(c.Duration)
+	return b.Start().Add(c.Duration)
 }
 
 // load reads a feed into a new board, keeping only what was known at the asked moment. Events the board
@@ -183,13 +167,11 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 			return nil
 		}
 		if at.set {
-			e, known := board.AsOf(*ev, at.contestTime(b), start(b))
-			if !known {
-				return nil
-			}
-			ev = &e
+			_, _, err = b.ApplyAsOf(ev, at.contestTime(b), b.Start()) // as the server's ?at= does
+		} else {
+			_, err = b.Apply(ev)
 		}
-		if _, err := b.Apply(ev); err != nil {
+		if err != nil {
 			report(rankd.Errorf(rankd.ErrorCode(err), "line %d: %s", line, rankd.ErrorMessage(err)))
 		}
 		return nil

@@ -6,6 +6,7 @@ import { FatalError, Feed } from "./live.js";
 import { Table } from "./table.js";
 import { api, contestTime, freezeAt, localTime, phaseNames } from "./contest.js";
 import { autoScroll, toggleFullscreen } from "./bigscreen.js";
+import { Chart } from "./chart.js";
 
 const $ = (id) => document.getElementById(id);
 const cid = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -29,6 +30,7 @@ let view = ["team", "jury"].includes(params.get("view")) ? params.get("view") : 
 let bigscreen = params.get("bigscreen") === "1";
 let stopScrolling = null;
 let feeds = [];
+let chart = null; // made when first shown
 
 async function main() {
   try {
@@ -147,6 +149,7 @@ function setUpControls() {
     localStorage.removeItem(tokenKeys[view]);
     chooseView("public");
   });
+  $("chart-toggle").addEventListener("click", () => showChart($("chart").hidden));
   $("bigscreen").addEventListener("click", () => {
     setBigScreen(!bigscreen);
     if (bigscreen) toggleFullscreen();
@@ -168,8 +171,24 @@ function setUpControls() {
       follow();
     } else if (e.key === "f") {
       toggleFullscreen();
+    } else if (e.key === "c") {
+      showChart($("chart").hidden);
     }
   });
+}
+
+// showChart shows or hides the rank-over-time chart (chart.js); hidden, it costs nothing.
+function showChart(on) {
+  $("chart").hidden = !on;
+  $("chart-toggle").setAttribute("aria-expanded", String(on));
+  chart ||= new Chart($("chart"), () => ({
+    // A team's view shows the public history: the history is of the public or the jury view.
+    url: `${base}/history?view=${view === "jury" ? "jury" : "public"}`,
+    token: view === "jury" ? localStorage.getItem(tokenKeys.jury) || "" : "",
+    contest,
+  }));
+  if (on) chart.start();
+  else chart.stop();
 }
 
 function setBigScreen(on) {
@@ -233,6 +252,7 @@ function follow() {
   const channel = bigscreen ? `&top=${topRows}&throttle=5s` : "";
   const limit = bigscreen ? `&limit=${topRows}` : "";
   $("forget").hidden = view === "public";
+  if (chart && !$("chart").hidden) chart.refresh(); // the view's history
   feeds = [new Feed({
     board, token, top: bigscreen,
     streamURL: `${base}/scoreboard/stream?view=${view}${channel}`,

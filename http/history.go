@@ -1,0 +1,483 @@
+package http
+
+// The past of a contest: the standings as they were at a moment (the scoreboard's ?at=) and the standings
+// of teams over the contest (/history), both worked out from the contest's log, as `rankd standings --at`
+// does offline. A board of a past moment is built by one replay of the log and then kept, in a small LRU,
+// and brought up to date with the events appended since (late events may change the past); readers of
+// the same moment share one replay (singleflight).
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"weak"
+
+	"github.com/cespare/xxhash/v2"
+	"golang.org/x/sync/singleflight"
+
+	"rankd"
+	"rankd/board"
+	"rankd/ccs"
+	"rankd/engine"
+)
+
+// The bounds of the past's caches and requests.
+const (
+	// maxMoments is how many boards of past moments a server keeps: each is a whole board.
+	maxMoments = 4
+	// maxHistories is how many histories a server keeps.
+	maxHistories = 16
+	// MaxHistoryTeams bounds the teams of one history request.
+	MaxHistoryTeams = 50
+	// DefaultHistoryTeams is how many teams a history follows when none are named: the view's top.
+	DefaultHistoryTeams = 10
+	// historyFresh is how long a history is served after the board moved on: during a contest a history is
+	// worked out again at most this often per view and teams, however many readers ask.
+	historyFresh = 3 * time.Second
+)
+
+// past is what a server keeps of the past of its contests.
+type past struct {
+	mu        sync.Mutex
+	moments   []*moment       // most recently used first
+	histories []*historyEntry // most recently used first
+	flight    singleflight.Group
+}
+
+// pasts holds each server's past. A Server field would be the plain way; it is kept here, weakly, so that
+// this feature stays within its own file.
+var pasts sync.Map // weak.Pointer[Server] → *past
+
+func (s *Server) past() *past {
+	k := weak.Make(s)
+	if p, ok := pasts.Load(k); ok {
+		return p.(*past)
+	}
+	p, loaded := pasts.LoadOrStore(k, &past{})
+	if !loaded {
+		runtime.AddCleanup(s, func(k weak.Pointer[Server]) { pasts.Delete(k) }, k)
+	}
+	return p.(*past)
+}
+
+// moment is the board of a contest as it was at a moment, built from the log up to pos.
+type moment struct {
+	key   string
+	cid   string
+	at    time.Duration
+	start time.Time
+
+	build sync.Mutex // one replay at a time
+
+	mu     sync.RWMutex // guards what follows: a replay writes, readers render
+	b      *board.Board
+	pos    int64  // the log position the board is built up to
+	pubSeq uint64 // the live public view's sequence number at pos
+}
+
+// live is what a request of the past needs of the live board: where its log is, and the contest's start.
+type live struct {
+	pos     int64
+	pubSeq  uint64
+	start   time.Time
+	contest rankd.Contest
+}
+
+// readLive reads the live board of a contest, under its lock.
+func (s *Server) readLive(cid string, fn func(b *board.Board) error) (live, error) {
+	var l live
+	err := s.Engine.Read(cid, func(b *board.Board, pos int64) error {
+		l = live{pos: pos, pubSeq: b.Seq(rankd.PublicView), start: b.Start(), contest: b.Contest()}
+		if fn != nil {
+			return fn(b)
+		}
+		return nil
+	})
+	return l, err
+}
+
+// publicLive is what anyone may know of the live board, without waiting for a commit in progress (see
+// cached): a public reader's time must not tell that frozen judgements came in.
+func (s *Server) publicLive(cid string) (live, error) {
+	p, ok := s.Engine.Public(cid)
+	if !ok {
+		return s.readLive(cid, nil) // the reason: not found, or unavailable
+	}
+	start := p.Contest.Start
+	if p.State.Started != nil {
+		start = *p.State.Started // as Board.Start
+	}
+	return live{pos: -1, pubSeq: p.Seq, start: start, contest: p.Contest}, nil
+}
+
+// resolveAt turns the moment asked for into a contest time in whole milliseconds: one before the start is
+// the start; one in the future is refused.
+func (s *Server) resolveAt(text string, start time.Time) (time.Duration, error) {
+	a, err := engine.ParseAt(text)
+	if err != nil {
+		return 0, rankd.Errorf(rankd.EINVALID, "at: %s", rankd.ErrorMessage(err))
+	}
+	if start.IsZero() {
+		return 0, rankd.Errorf(rankd.EINVALID, "at: the contest has no start time yet, so no past")
+	}
+	at := max(a.ContestTime(start), 0).Truncate(time.Millisecond)
+	if now := s.Now().Sub(start); at > now {
+		if now < 0 {
+			return 0, rankd.Errorf(rankd.EINVALID, "at: the contest has not started yet")
+		}
+		return 0, rankd.Errorf(rankd.EINVALID, "at %s is in the future: the contest time is now %s",
+			ccs.FormatRelTime(at), ccs.FormatRelTime(now))
+	}
+	return at, nil
+}
+
+// getScoreboardAt answers the scoreboard as it was at a moment (?at=), in view v.
+func (s *Server) getScoreboardAt(w http.ResponseWriter, r *http.Request, cid string, v rankd.View, atText, group string,
+	offset, limit int) error {
+	l, err := s.publicLive(cid)
+	if err != nil {
+		return err
+	}
+	at, err := s.resolveAt(atText, l.start)
+	if err != nil {
+		return err
+	}
+	p := s.past()
+	m := p.moment(cid, at, l.start)
+	m.mu.RLock()
+	current := m.b != nil && v.Kind == rankd.ViewPublic && m.pubSeq == l.pubSeq
+	m.mu.RUnlock()
+	if !current {
+		// The jury and team views are brought up to the log's position; the public view whenever the public
+		// board moved (which is when the past it sees may have).
+		if l, err = s.readLive(cid, nil); err != nil {
+			return err
+		}
+		if err := p.catchUp(s, m, l); err != nil {
+			return err
+		}
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	b := m.b
+	if b == nil {
+		// Another reader's replay failed after this one's: the board is built again on the next request.
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the board of %s could not be built; retry", ccs.FormatRelTime(at))
+	}
+	frozen := frozenAt(b, v, m.start.Add(at))
+	etag := fmt.Sprintf(`"%s@%d+%d.%d.%t"`, v, m.start.UnixMilli(), at.Milliseconds(), b.Seq(v), frozen)
+	if match(r, etag) {
+		writePage(w, r, v, cachedPage{}, etag)
+		return nil
+	}
+	key := fmt.Sprintf("%s|%s|at|%s|%s|%d|%d", cid, v, m.key, group, offset, limit)
+	page, ok := s.pages.get(key, etag)
+	if !ok {
+		var st rankd.Standings
+		if group != "" {
+			st, err = b.GroupStandings(v, group, offset, limit)
+		} else {
+			st, err = b.Standings(v, offset, limit)
+		}
+		if err != nil {
+			return err
+		}
+		out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
+			Offset: st.Offset, Frozen: frozen, At: ccs.FormatRelTime(at), Rows: make([]rowJSON, len(st.Rows))}
+		for i, row := range st.Rows {
+			out.Rows[i] = renderRow(b, row)
+		}
+		body, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		page = s.pages.put(key, etag, body)
+	}
+	writePage(w, r, v, page, etag)
+	return nil
+}
+
+// frozenAt reports whether view v of b, the board of a past moment when, hid verdicts then.
+func frozenAt(b *board.Board, v rankd.View, when time.Time) bool {
+	if v.Kind == rankd.ViewJury {
+		return false
+	}
+	c := b.Contest()
+	p := phase(&c, b.State(), when)
+	return p == PhaseFrozen || (p == PhaseEnded && c.FreezeTime() < c.Duration)
+}
+
+// moment returns the board of contest cid at contest time at, most recently used, empty until caught up.
+func (p *past) moment(cid string, at time.Duration, start time.Time) *moment {
+	key := fmt.Sprintf("%s|%d|%d", cid, start.UnixNano(), at.Milliseconds())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.IndexFunc(p.moments, func(m *moment) bool { return m.key == key })
+	var m *moment
+	if i >= 0 {
+		m = p.moments[i]
+		p.moments = slices.Delete(p.moments, i, i+1)
+	} else {
+		m = &moment{key: key, cid: cid, at: at, start: start}
+	}
+	p.moments = slices.Insert(p.moments, 0, m)
+	if len(p.moments) > maxMoments {
+		p.moments = slices.Delete(p.moments, maxMoments, len(p.moments)) // which lets go of the board
+	}
+	return m
+}
+
+// catchUp brings the board of a moment up to the live board's log position: the first time by replaying
+// the log from its start, later by applying what was appended since. Concurrent readers of the moment
+// share one replay.
+func (p *past) catchUp(s *Server, m *moment, l live) error {
+	_, err, _ := p.flight.Do(fmt.Sprintf("at|%s|%d", m.key, l.pos), func() (any, error) {
+		return nil, m.catchUp(s, l)
+	})
+	return err
+}
+
+func (m *moment) catchUp(s *Server, l live) error {
+	m.build.Lock()
+	defer m.build.Unlock()
+	m.mu.RLock()
+	b, from := m.b, m.pos
+	m.mu.RUnlock()
+	if b != nil && from >= l.pos {
+		return nil
+	}
+	begin := time.Now()
+	replay := func(b *board.Board, from int64) error {
+		// A replay started is finished, whoever asked for it: others wait for it too.
+		return s.Engine.ReadLog(context.Background(), m.cid, from, l.pos, func(_ int64, ev *rankd.Event) error {
+			_, _, _ = b.ApplyAsOf(ev, m.at, m.start) // an event the board could not use then is skipped, as offline
+			return nil
+		})
+	}
+	if b == nil {
+		b = board.New()
+		if err := replay(b, 0); err != nil {
+			return err
+		}
+		m.mu.Lock()
+		m.b, m.pos, m.pubSeq = b, l.pos, l.pubSeq
+		m.mu.Unlock()
+	} else {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if err := replay(b, from); err != nil {
+			m.b, m.pos = nil, 0 // half brought up to date: built again next time
+			return err
+		}
+		m.pos, m.pubSeq = l.pos, l.pubSeq
+	}
+	level := slog.LevelInfo // a replay of the whole log; the tail of a board kept is routine
+	if from > 0 {
+		level = slog.LevelDebug
+	}
+	s.Logger.Log(context.Background(), level, "board of a past moment built", slog.String("contest", m.cid),
+		slog.String("at", ccs.FormatRelTime(m.at)), slog.Int64("from", from), slog.Int64("pos", l.pos),
+		slog.Duration("took", time.Since(begin)))
+	return nil
+}
+
+// historyJSON is the standings of teams over a contest.
+type historyJSON struct {
+	ContestID string       `json:"contest_id"`
+	View      string       `json:"view"`
+	Rules     string       `json:"rules"`
+	Teams     []seriesJSON `json:"teams"`
+}
+
+// seriesJSON is one team's standings over the contest: a point at the start, then one at each change.
+type seriesJSON struct {
+	TeamID   string      `json:"team_id"`
+	TeamName string      `json:"team_name"`
+	Points   []pointJSON `json:"points"`
+}
+
+// pointJSON is a team's standing from a contest time on: what the scoreboard at that moment (?at=) shows.
+type pointJSON struct {
+	Time    string  `json:"time"`
+	TimeMS  int64   `json:"time_ms"`
+	Rank    int     `json:"rank"`
+	Solved  int     `json:"solved"`
+	Penalty int64   `json:"penalty"`
+	Score   float64 `json:"score"`
+}
+
+// historyEntry is a history rendered, with the version of the live board it was worked out from.
+type historyEntry struct {
+	key    string
+	pos    int64
+	pubSeq uint64
+	made   time.Time
+	page   cachedPage
+	etag   string
+}
+
+// getHistory answers the standings of teams over a contest: ?teams=ID,ID,... (at most MaxHistoryTeams;
+// the top DefaultHistoryTeams of the view now by default), ?view=public|jury.
+func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	if v.Kind == rankd.ViewTeam {
+		if r.URL.Query().Get("view") != "" {
+			return rankd.Errorf(rankd.EINVALID, "the history is of the public or the jury view, not of a team's")
+		}
+		v = rankd.PublicView // a team token's default
+	}
+	teams, err := historyTeams(r.URL.Query().Get("teams"))
+	if err != nil {
+		return err
+	}
+	key := fmt.Sprintf("%s|%s|%s", cid, v, strings.Join(teams, ","))
+	p := s.past()
+	var l live
+	if v.Kind == rankd.ViewPublic {
+		// Without the board's lock, as other public reads (see cached).
+		if l, err = s.publicLive(cid); err != nil {
+			return err
+		}
+		if h := p.history(key, func(h *historyEntry) bool {
+			return h.pubSeq == l.pubSeq || time.Since(h.made) < historyFresh
+		}); h != nil {
+			return serveHistory(w, r, v, h)
+		}
+	}
+	names := map[string]string{}
+	l, err = s.readLive(cid, func(b *board.Board) error {
+		if len(teams) == 0 {
+			st, err := b.Standings(v, 0, DefaultHistoryTeams)
+			if err != nil {
+				return err
+			}
+			for _, row := range st.Rows {
+				teams = append(teams, row.TeamID)
+			}
+		}
+		for _, id := range teams {
+			if _, err := b.Row(v, id); err != nil {
+				return err // unknown, or not on the public board
+			}
+			t, _, _ := b.Team(id)
+			names[id] = cmp.Or(t.DisplayName, t.Name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if h := p.history(key, func(h *historyEntry) bool {
+		return h.pos == l.pos || (v.Kind == rankd.ViewPublic && h.pubSeq == l.pubSeq) || time.Since(h.made) < historyFresh
+	}); h != nil {
+		return serveHistory(w, r, v, h)
+	}
+	res, err, _ := p.flight.Do(fmt.Sprintf("history|%s|%d", key, l.pos), func() (any, error) {
+		return s.workOutHistory(cid, key, v, teams, names, l)
+	})
+	if err != nil {
+		return err
+	}
+	return serveHistory(w, r, v, res.(*historyEntry))
+}
+
+// historyTeams reads ?teams=: team ids separated by commas, each once, at most MaxHistoryTeams.
+func historyTeams(q string) ([]string, error) {
+	var teams []string
+	for _, id := range strings.Split(q, ",") {
+		if id = strings.TrimSpace(id); id != "" && !slices.Contains(teams, id) {
+			teams = append(teams, id)
+		}
+	}
+	if len(teams) > MaxHistoryTeams {
+		return nil, rankd.Errorf(rankd.EINVALID, "teams: at most %d teams, not %d", MaxHistoryTeams, len(teams))
+	}
+	return teams, nil
+}
+
+// workOutHistory replays the log up to the live board's position into a History and renders the teams'
+// series.
+func (s *Server) workOutHistory(cid, key string, v rankd.View, teams []string, names map[string]string, l live) (*historyEntry, error) {
+	begin := time.Now()
+	h := board.NewHistory(l.start)
+	h.Grow(int(l.pos))
+	err := s.Engine.ReadLog(context.Background(), cid, 0, l.pos, func(pos int64, ev *rankd.Event) error {
+		h.Add(pos, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	series, err := h.Series(v, teams)
+	if err != nil {
+		return nil, err
+	}
+	out := historyJSON{ContestID: cid, View: v.String(), Rules: l.contest.Rules.String(), Teams: make([]seriesJSON, len(series))}
+	for i, se := range series {
+		sj := seriesJSON{TeamID: se.TeamID, TeamName: cmp.Or(names[se.TeamID], se.TeamID), Points: make([]pointJSON, len(se.Points))}
+		for j, pt := range se.Points {
+			sj.Points[j] = pointJSON{Time: ccs.FormatRelTime(pt.Time), TimeMS: pt.Time.Milliseconds(), Rank: pt.Rank,
+				Solved: pt.Solved, Penalty: pt.Penalty, Score: pt.Score}
+		}
+		out.Teams[i] = sj
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	// Named by its content: the same history has the same ETag, on any server, and says nothing more.
+	etag := `"h.` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
+	entry := &historyEntry{key: key, pos: l.pos, pubSeq: l.pubSeq, made: time.Now(), etag: etag,
+		page: s.pages.put("history|"+key, etag, body)}
+	s.past().putHistory(entry)
+	s.Logger.Info("history worked out", slog.String("contest", cid), slog.String("view", v.String()),
+		slog.Int("teams", len(teams)), slog.Int64("pos", l.pos), slog.Duration("took", time.Since(begin)))
+	return entry, nil
+}
+
+// history returns the history of key when there is one that ok accepts, most recently used.
+func (p *past) history(key string, ok func(*historyEntry) bool) *historyEntry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.IndexFunc(p.histories, func(h *historyEntry) bool { return h.key == key })
+	if i < 0 || !ok(p.histories[i]) {
+		return nil
+	}
+	h := p.histories[i]
+	p.histories = slices.Delete(p.histories, i, i+1)
+	p.histories = slices.Insert(p.histories, 0, h)
+	return h
+}
+
+// putHistory keeps a history, in place of an older one of the same key.
+func (p *past) putHistory(h *historyEntry) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.histories = slices.DeleteFunc(p.histories, func(o *historyEntry) bool { return o.key == h.key })
+	p.histories = slices.Insert(p.histories, 0, h)
+	if len(p.histories) > maxHistories {
+		p.histories = slices.Delete(p.histories, maxHistories, len(p.histories))
+	}
+}
+
+func serveHistory(w http.ResponseWriter, r *http.Request, v rankd.View, h *historyEntry) error {
+	page := h.page
+	if match(r, h.etag) {
+		page = cachedPage{}
+	}
+	writePage(w, r, v, page, h.etag)
+	return nil
+}
