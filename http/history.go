@@ -13,13 +13,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"weak"
 
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sync/singleflight"
@@ -51,22 +49,6 @@ type past struct {
 	moments   []*moment       // most recently used first
 	histories []*historyEntry // most recently used first
 	flight    singleflight.Group
-}
-
-// pasts holds each server's past. A Server field would be the plain way; it is kept here, weakly, so that
-// this feature stays within its own file.
-var pasts sync.Map // weak.Pointer[Server] → *past
-
-func (s *Server) past() *past {
-	k := weak.Make(s)
-	if p, ok := pasts.Load(k); ok {
-		return p.(*past)
-	}
-	p, loaded := pasts.LoadOrStore(k, &past{})
-	if !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[Server]) { pasts.Delete(k) }, k)
-	}
-	return p.(*past)
 }
 
 // moment is the board of a contest as it was at a moment, built from the log up to pos.
@@ -151,7 +133,7 @@ func (s *Server) getScoreboardAt(w http.ResponseWriter, r *http.Request, cid str
 	if err != nil {
 		return err
 	}
-	p := s.past()
+	p := &s.pasts
 	m := p.moment(cid, at, l.start)
 	m.mu.RLock()
 	current := m.b != nil && v.Kind == rankd.ViewPublic && m.pubSeq == l.pubSeq
@@ -344,7 +326,7 @@ func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	key := fmt.Sprintf("%s|%s|%s", cid, v, strings.Join(teams, ","))
-	p := s.past()
+	p := &s.pasts
 	var l live
 	if v.Kind == rankd.ViewPublic {
 		// Without the board's lock, as other public reads (see cached).
@@ -442,7 +424,7 @@ func (s *Server) workOutHistory(cid, key string, v rankd.View, teams []string, n
 	etag := `"h.` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
 	entry := &historyEntry{key: key, pos: l.pos, pubSeq: l.pubSeq, made: time.Now(), etag: etag,
 		page: s.pages.put("history|"+key, etag, body)}
-	s.past().putHistory(entry)
+	s.pasts.putHistory(entry)
 	s.Logger.Info("history worked out", slog.String("contest", cid), slog.String("view", v.String()),
 		slog.Int("teams", len(teams)), slog.Int64("pos", l.pos), slog.Duration("took", time.Since(begin)))
 	return entry, nil

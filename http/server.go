@@ -70,6 +70,7 @@ type Server struct {
 	// pagesRendered counts the scoreboard pages rendered, by where their rows came from.
 	pagesRendered *prometheus.CounterVec
 	finals        finalCache
+	pasts         past // boards of past moments and teams' histories (history.go)
 	finalLoads    prometheus.Counter
 	mux           *http.ServeMux
 	srv           *http.Server
