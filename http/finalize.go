@@ -75,12 +75,13 @@ func (s *Server) postFinalizeRetry(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, http.StatusAccepted, st)
 }
 
-// finalTTL is how long the final standings read from the store are served from memory: a version switched
-// is seen within it.
+// finalTTL is how long the final standings read from the store are served from memory before they are read
+// again: a version switched by another server is seen within it.
 const finalTTL = 5 * time.Second
 
-// finalCache keeps contests' active final standings in memory for finalTTL, each loaded once however many
-// readers ask for it at the same time.
+// finalCache keeps contests' active final standings in memory. A contest not in memory is loaded once
+// however many readers ask for it at the same time; one loaded more than finalTTL ago is still served while
+// one load, in the background, brings it up to date.
 type finalCache struct {
 	group   singleflight.Group
 	mu      sync.Mutex
@@ -92,19 +93,24 @@ type finalEntry struct {
 	loaded time.Time
 }
 
-// get returns the active final standings of a contest, from memory when they were loaded less than finalTTL
-// ago, else from the store through load (one call for every reader waiting).
+// get returns the active final standings of a contest, loading them with load when needed.
 func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
 	load func(ctx context.Context, id string) (rankd.FinalStandings, error)) (rankd.FinalStandings, error) {
 	c.mu.Lock()
 	e, ok := c.entries[contestID]
 	c.mu.Unlock()
-	if ok && now.Sub(e.loaded) < finalTTL {
-		return e.f, nil
-	}
-	v, err, _ := c.group.Do(contestID, func() (any, error) {
-		// Not the first reader's ctx: its leaving must not fail the others.
-		f, err := load(context.WithoutCancel(ctx), contestID)
+	// Not the first reader's ctx: its leaving must not fail the others.
+	ctx = context.WithoutCancel(ctx)
+	refresh := func() (any, error) {
+		// Checked again inside the flight: a reader that missed may come when the load that answers it is
+		// just over.
+		c.mu.Lock()
+		e, ok := c.entries[contestID]
+		c.mu.Unlock()
+		if ok && now.Sub(e.loaded) < finalTTL {
+			return e.f, nil
+		}
+		f, err := load(ctx, contestID)
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +121,14 @@ func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
 		c.entries[contestID] = finalEntry{f: f, loaded: now}
 		c.mu.Unlock()
 		return f, nil
-	})
+	}
+	if ok {
+		if now.Sub(e.loaded) >= finalTTL {
+			go func() { _, _, _ = c.group.Do(contestID, refresh) }() // a failure is retried by the next reader
+		}
+		return e.f, nil
+	}
+	v, err, _ := c.group.Do(contestID, refresh)
 	if err != nil {
 		return rankd.FinalStandings{}, err
 	}

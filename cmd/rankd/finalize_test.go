@@ -83,6 +83,29 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 		}
 	}
 
+	// A thousand readers at once, on a cold cache: one load.
+	before := MustMetric(t, p.URL, "rankd_final_loads_total")
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 1000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			var f finalBoard
+			if err := getJSON(p.URL+"/api/v1/contests/euc2025/final", &f); err != nil || f.Version != 1 {
+				t.Errorf("reader: got version %d, %v", f.Version, err)
+			}
+		}()
+	}
+	begin := time.Now()
+	close(start)
+	wg.Wait()
+	// The server reads the standings again after 5 s: a burst that lasts longer (a slow machine, the race
+	// detector) has one more load per 5 s.
+	if loads, want := MustMetric(t, p.URL, "rankd_final_loads_total")-before, 1+int(time.Since(begin)/(5*time.Second)); loads > float64(want) {
+		t.Errorf("1,000 readers at once on a cold cache: got %v loads, want %d", loads, want)
+	}
 	// The final public board is the served one.
 	var final finalBoard
 	MustGetJSON(t, p.URL+"/api/v1/contests/euc2025/final", "", &final)
@@ -109,27 +132,6 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 		t.Errorf("first-to-solve awards: got %v, want the feed's %v", got, want)
 	}
 
-	// A thousand readers at once, on a cold cache: one load.
-	time.Sleep(5100 * time.Millisecond) // past the cache's time to live
-	before := MustMetric(t, p.URL, "rankd_final_loads_total")
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for range 1000 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			var f finalBoard
-			if err := getJSON(p.URL+"/api/v1/contests/euc2025/final", &f); err != nil || f.Version != 1 {
-				t.Errorf("reader: got version %d, %v", f.Version, err)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	if loads := MustMetric(t, p.URL, "rankd_final_loads_total") - before; loads > 2 {
-		t.Errorf("1,000 readers at once: got %v loads, want 1 (2 at most, should they straddle the time to live)", loads)
-	}
 	// The finalization's state is in the metrics.
 	if v := MustMetric(t, p.URL, `rankd_finalize_state{contest="euc2025",state="done"}`); v != 1 {
 		t.Errorf("rankd_finalize_state done: got %v, want 1", v)
