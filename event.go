@@ -17,13 +17,15 @@ const (
 	EventState
 	EventBan
 	EventAward
+	// EventReveal is rankd's own: one step of the stepwise reveal after a frozen contest (see Reveal).
+	EventReveal
 )
 
 // MovesForward reports whether objects of type t only move forward: a submission, a judgement and the
 // contest's state never go back to an earlier version, so an earlier version sent again is a retry (see
 // AppendResult.Duplicate), whereas a team, say, may well be hidden, shown and hidden again.
 func (t EventType) MovesForward() bool {
-	return t == EventSubmission || t == EventJudgement || t == EventState
+	return t == EventSubmission || t == EventJudgement || t == EventState || t == EventReveal
 }
 
 var eventTypeNames = [...]string{
@@ -39,6 +41,7 @@ var eventTypeNames = [...]string{
 	EventState:         "state",
 	EventBan:           "bans",
 	EventAward:         "awards",
+	EventReveal:        "reveal",
 }
 
 // String returns the CCS endpoint name of the type ("submissions", "judgements", ...); bans are rankd's own.
@@ -83,6 +86,7 @@ type Event struct {
 	State         *State
 	Ban           *Ban
 	Award         *Award
+	Reveal        *Reveal
 }
 
 // Clone returns ev with its own copy of the object it carries, for a holder that outlives the object's
@@ -123,6 +127,9 @@ func (ev Event) Clone() Event {
 	case ev.Award != nil:
 		a := *ev.Award
 		ev.Award = &a
+	case ev.Reveal != nil:
+		r := *ev.Reveal
+		ev.Reveal = &r
 	}
 	return ev
 }

@@ -220,12 +220,23 @@ type JudgementType struct {
 	Solved  bool
 }
 
-// Submission is one attempt of a team at a problem. Time is its contest time.
+// Submission is one attempt of a team at a problem. Time is its contest time. The rest is what the CCS
+// says of the code, which no rule reads: it is carried through the log to the event feed (and a board does
+// not keep it).
 type Submission struct {
 	ID        string
 	TeamID    string
 	ProblemID string
 	Time      time.Duration
+
+	// LanguageID is the CCS language id (e.g. "cpp"); "" when the sender gave none.
+	LanguageID string
+	// EntryPoint is the code's entry point for languages that need one (Java's main class, a Python file);
+	// "" for none (CCS null).
+	EntryPoint string
+	// Files holds the file references of the code (CCS FILE[]) as JSON: an array of objects, compact, as
+	// the sender gave it (package ccs reads and writes it as it is); "" for none or an empty array.
+	Files string
 }
 
 // Judgement is a verdict on a submission. Of a submission's judgements with a verdict, the one started last

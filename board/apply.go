@@ -41,6 +41,8 @@ func (b *Board) Apply(ev *rankd.Event) (*Change, error) {
 		err = b.applyBan(ev)
 	case rankd.EventAward:
 		// Awards are computed from the board, never taken from the log.
+	case rankd.EventReveal:
+		err = b.applyReveal(ev)
 	default:
 		err = rankd.Errorf(rankd.EINVALID, "unknown event type %d", ev.Type)
 	}
@@ -72,6 +74,8 @@ func carries(ev *rankd.Event) bool {
 		return ev.Submission != nil
 	case rankd.EventJudgement:
 		return ev.Judgement != nil
+	case rankd.EventReveal:
+		return ev.Reveal != nil
 	}
 	return true // a state or ban without an object, or an award, means something on its own
 }

@@ -67,6 +67,11 @@ type Board struct {
 	views  [2]view
 	ownSeq []uint64 // per team: changes of its own row that the public view did not see
 
+	// reveals are the cells the steps of the stepwise reveal showed the public, in step order; revealed holds
+	// the same cells, to look them up (see reveal.go).
+	reveals  []revealCell
+	revealed map[revealCell]struct{}
+
 	stats Stats
 
 	// scratch, reused so that applying an event does not allocate

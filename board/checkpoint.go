@@ -12,7 +12,8 @@ import (
 )
 
 // checkpointVersion is bumped whenever the checkpoint layout changes; Restore refuses other versions.
-const checkpointVersion = 1
+// Version 2 added the reveal steps.
+const checkpointVersion = 2
 
 // snapshot is what a checkpoint holds: every object and submission, with each submission's counting
 // judgement, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it. It has
@@ -47,6 +48,10 @@ type snapshot struct {
 	SubtaskOf []uint64    // submission id keys with IOI subtask scores
 	Subtasks  [][]float64 // their scores
 
+	// The cells the reveal steps revealed, in step order: team and problem indexes.
+	RevealTeam []int32
+	RevealProb []uint16
+
 	Seq    [2]uint64
 	OwnSeq []uint64
 	Stats  Stats
@@ -79,6 +84,9 @@ func (b *Board) Checkpoint() ([]byte, error) {
 	slices.Sort(s.SubtaskOf)
 	for _, k := range s.SubtaskOf {
 		s.Subtasks = append(s.Subtasks, b.subtasks[k])
+	}
+	for _, c := range b.reveals {
+		s.RevealTeam, s.RevealProb = append(s.RevealTeam, c.t), append(s.RevealProb, c.p)
 	}
 	for _, t := range b.teams {
 		s.Teams = append(s.Teams, t.info)
@@ -122,7 +130,8 @@ func Restore(data []byte) (*Board, error) {
 	n := len(s.SubID)
 	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||
 		len(s.Deleted) != len(s.Problems) || len(s.GroupDef) != len(s.Groups) ||
-		len(s.TeamDef) != len(s.Teams) || len(s.StrAt) != len(s.StrIDs) || len(s.SubtaskOf) != len(s.Subtasks) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) {
+		len(s.TeamDef) != len(s.Teams) || len(s.StrAt) != len(s.StrIDs) || len(s.SubtaskOf) != len(s.Subtasks) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) ||
+		len(s.RevealTeam) != len(s.RevealProb) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint")
 	}
 	if err := s.unique(); err != nil {
@@ -176,6 +185,20 @@ func Restore(data []byte) (*Board, error) {
 	}
 	for i, k := range s.SubtaskOf {
 		b.subtasks[k] = s.Subtasks[i]
+	}
+	for i, t := range s.RevealTeam {
+		c := revealCell{t, s.RevealProb[i]}
+		if t < 0 || int(t) >= len(b.teams) || int(c.p) >= len(b.problems) {
+			return nil, rankd.Errorf(rankd.EINVALID, "restore: reveal step %d refers to an unknown cell", i+1)
+		}
+		if b.revealed == nil {
+			b.revealed = map[revealCell]struct{}{}
+		}
+		if _, dup := b.revealed[c]; dup {
+			return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint: reveal step %d reveals a cell again", i+1)
+		}
+		b.revealed[c] = struct{}{}
+		b.reveals = append(b.reveals, c)
 	}
 	b.rebuild()
 	for v := range b.views {

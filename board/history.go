@@ -81,6 +81,8 @@ func (h *History) Add(pos int64, ev *rankd.Event) {
 		if k, ok := h.subKnown[objectID(ev)]; !ok || te.known < k {
 			h.subKnown[objectID(ev)] = te.known
 		}
+	case ev.Type == rankd.EventReveal && ev.Reveal != nil:
+		te.known = ev.Reveal.Time
 	case ev.Type == rankd.EventJudgement:
 		te.known = ev.Judgement.KnownAt()
 		if k, ok := h.subKnown[ev.Judgement.SubmissionID]; ok && k > te.known {

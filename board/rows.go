@@ -407,7 +407,7 @@ func (b *Board) recomputeView(v int) {
 	for t := range b.teams {
 		for p := range b.problems {
 			c := b.cellAt(int32(t), p)
-			r := b.cellResult(b.gather(c), v, p)
+			r := b.cellResult(b.gather(c), v, t*len(b.problems)+p)
 			if r != c.res[v] {
 				c.res[v] = r
 				b.mark(v, int32(t))

@@ -138,7 +138,7 @@ func (b *Board) appendPending(ci int, s sub) bool {
 		switch {
 		case solves && r.Solved:
 			// After a solve only a submission the view cannot see the verdict of shows as pending.
-			if s.time < b.views[v].hideFrom {
+			if s.time < b.hideFrom(v, ci) {
 				continue
 			}
 			r.Pending++
@@ -221,7 +221,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	}
 	subs := []score.Sub(nil) // gathered once, if a view needs them
 	for v := range b.views {
-		if s.time >= b.views[v].hideFrom {
+		if s.time >= b.views[v].hideFrom && !b.unveiled(v, ci) {
 			continue
 		}
 		if r, ok := b.judged(c, v, at, was); ok {
@@ -280,9 +280,10 @@ func (b *Board) setResult(ci, v int, r score.Result) {
 	}
 }
 
-// cellResult applies the contest's rules to a cell's submissions in one view.
-func (b *Board) cellResult(subs []score.Sub, v, p int) score.Result {
-	w := score.Window{Duration: b.dur, HideFrom: b.views[v].hideFrom}
+// cellResult applies the contest's rules to the submissions of cell ci in one view.
+func (b *Board) cellResult(subs []score.Sub, v, ci int) score.Result {
+	p := ci % len(b.problems)
+	w := score.Window{Duration: b.dur, HideFrom: b.hideFrom(v, ci)}
 	switch b.contest.Rules {
 	case rankd.OI:
 		return score.OI(subs, w, b.contest.OIMode == rankd.OILast)
@@ -311,7 +312,7 @@ func (b *Board) setCell(ci, v int, subs []score.Sub) {
 	np := len(b.problems)
 	t, p := int32(ci/np), ci%np
 	c := &b.cells[ci]
-	r := b.cellResult(subs, v, p)
+	r := b.cellResult(subs, v, ci)
 	if r != c.res[v] {
 		old := c.res[v]
 		c.res[v] = r

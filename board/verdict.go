@@ -26,7 +26,7 @@ func (b *Board) Verdict(v rankd.View, submissionID string) (judgementTypeID stri
 		return "", 0, true
 	}
 	if v.Kind != rankd.ViewJury && !own {
-		if s.time >= b.views[public].hideFrom {
+		if s.time >= b.hideFrom(public, ci) {
 			return "", 0, true // made during the freeze (or in a contest hidden until its end)
 		}
 	}

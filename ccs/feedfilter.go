@@ -19,7 +19,8 @@ import (
 //     judgements with it; a hidden group is left out too. Bans (rankd's own type) are never sent.
 //   - A judgement is left out while its submission is hidden from the public: made at or after the freeze
 //     while the contest is neither thawed nor finalized (for an OI or IOI contest hidden until its end: any
-//     submission until the contest ended), the rule of the public board.
+//     submission until the contest ended), unless a step of the stepwise reveal (rankd's "reveal" type)
+//     revealed its team's problem: the rule of the public board.
 //   - Awards from the log are left out until the contest is thawed or finalized.
 //   - Everything else (the contest, its state, judgement types, problems, organizations) is sent as it is,
 //     rankd's extensions included: they describe the contest, not its results.
@@ -27,11 +28,12 @@ import (
 // When something left out becomes visible, its latest version is sent then: at the thaw (the state event
 // that sets thawed or finalized, or a contest event that lifts the freeze), after that event's own line, the
 // withheld judgements follow in the order the log holds them (before it, when the same state event also sets
-// end_of_updates, which must come last); a team shown again comes back with its submissions and their visible
-// judgements. When something sent becomes hidden (a team hidden or banned, a freeze moved earlier), the public
-// feed deletes it: a team's submissions first ("data": null; a deleted submission takes its judgements with it,
-// since judgements are never deleted in a CCS feed rankd reads), then the team; a submission whose sent
-// judgement became hidden is deleted and sent again, pending.
+// end_of_updates, which must come last); at a reveal step, before its line, those of the cell it reveals, in
+// the same order; a team shown again comes back with its submissions and their visible judgements. When
+// something sent becomes hidden (a team hidden or banned, a freeze moved earlier), the public feed deletes it:
+// a team's submissions first ("data": null; a deleted submission takes its judgements with it, since
+// judgements are never deleted in a CCS feed rankd reads), then the team; a submission whose sent judgement
+// became hidden is deleted and sent again, pending.
 //
 // The lines sent are the log's own lines, byte for byte, except the deletions the filter makes. The output
 // depends on the log alone, so a reader that replays the same log gets the same lines: a place in the public
@@ -57,6 +59,8 @@ type FeedFilter struct {
 	subs   map[string]*fsub
 	juds   map[string]*fjud
 	awards map[string]*fobj
+	// revealed holds the cells the reveal steps so far revealed.
+	revealed map[fcell]bool
 
 	scratch []byte
 }
@@ -84,9 +88,10 @@ type fteam struct {
 
 type fsub struct {
 	fobj
-	team string
-	at   int64   // contest time, ms
-	juds []*fjud // the judgements of the submission, in no particular order
+	team    string
+	problem string
+	at      int64   // contest time, ms
+	juds    []*fjud // the judgements of the submission, in no particular order
 }
 
 type fjud struct {
@@ -220,6 +225,7 @@ func (f *FeedFilter) apply(pos int64, line []byte, ev *rankd.Event, emit func([]
 				t.subs = append(t.subs, s)
 			}
 			s.at = msFloor(ev.Submission.Time)
+			s.problem = ev.Submission.ProblemID
 		}
 		s.set(pos, line, !ev.Delete)
 		defer s.keep()
@@ -266,6 +272,8 @@ func (f *FeedFilter) apply(pos int64, line []byte, ev *rankd.Event, emit func([]
 		a.set(pos, line, !ev.Delete)
 		defer a.keep()
 		return f.sync(rankd.EventAward, a, a.live && f.state.Revealed(), emit)
+	case rankd.EventReveal:
+		return f.reveal(ev, line, emit)
 	}
 	// Judgement types, problems, organizations: for everyone.
 	return emit(line)
@@ -348,7 +356,7 @@ func (f *FeedFilter) subVisible(s *fsub) bool {
 
 func (f *FeedFilter) judVisible(j *fjud) bool {
 	s := f.subs[j.sub]
-	return j.live && s != nil && s.at < f.hide && f.subVisible(s)
+	return j.live && s != nil && (s.at < f.hide || f.revealed[fcell{s.team, s.problem}]) && f.subVisible(s)
 }
 
 // hideFrom returns the contest time (ms) from which the public board hides verdicts, as package board

@@ -40,6 +40,7 @@ func FuzzReader(f *testing.F) {
 		`{"type":"bans","id":"t","data":{"team_id":"t","banned":true}}` + "\n" + `{"type":"bans","id":"t","data":null}`,
 		`{"type":"teams","id":"t","data":{"id":"t","name":"a\u0000\ud800\"","group_ids":["g"],"hidden":true}}` + "\r\n\n",
 		`{"type":"contest","id":null,"data":null}` + "\n" + `{"type":"state","data":{"started":"0001-01-01T00:00:00Z"}}`,
+		`{"type":"submissions","id":"s","data":{"id":"s","language_id":"java","problem_id":"p","team_id":"t","contest_time":"0:01:00","entry_point":"Main","files":[ {"href":"a\/` + "\xff\u2028" + `","mime":"m","n":[1e3,{}]} ]}}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -19,8 +19,8 @@ const (
 	// MaxLineSize is the longest feed line the Reader accepts; a longer one is an ETOOLARGE error.
 	MaxLineSize = 64 << 20
 
-	// maxInterned bounds the table that shares the strings of low-cardinality ids (teams, problems, verdicts)
-	// between events, so that a hostile feed cannot grow it without end.
+	// maxInterned bounds the table that shares the strings of low-cardinality ids (teams, problems, verdicts,
+	// languages, entry points) between events, so that a hostile feed cannot grow it without end.
 	maxInterned = 1 << 16
 )
 
@@ -57,6 +57,8 @@ type Reader struct {
 
 	// scratch of the fast path (readfast.go)
 	fastEnv, fastData []fastMember
+	// scratch of a submission's files (files.go)
+	scratch []byte
 }
 
 // NewReader returns a Reader of the feed r. It buffers r itself.
@@ -317,6 +319,8 @@ func (r *Reader) object(t rankd.EventType, data *fastjson.Value, envID []byte, h
 		ev.Judgement, err = r.judgement(f, ev.ID)
 	case rankd.EventAward:
 		ev.Award, err = r.award(f, ev.ID)
+	case rankd.EventReveal:
+		ev.Reveal, err = r.reveal(f, ev.ID)
 	}
 	return ev, err
 }
@@ -346,6 +350,9 @@ func (r *Reader) recent(b []byte) string {
 
 // intern returns a string equal to b, shared with earlier calls while the table has room.
 func (r *Reader) intern(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
 	if s, ok := r.names[string(b)]; ok {
 		return s
 	}
@@ -618,7 +625,20 @@ func (r *Reader) submission(f fields, id string) (*rankd.Submission, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.sub = rankd.Submission{ID: id, TeamID: r.intern(team), ProblemID: r.intern(prob), Time: t}
+	lang, _, err := f.string("language_id")
+	if err != nil {
+		return nil, err
+	}
+	entry, _, err := f.string("entry_point")
+	if err != nil {
+		return nil, err
+	}
+	files, err := f.files("files")
+	if err != nil {
+		return nil, err
+	}
+	r.sub = rankd.Submission{ID: id, TeamID: r.intern(team), ProblemID: r.intern(prob), Time: t,
+		LanguageID: r.intern(lang), EntryPoint: r.intern(entry), Files: files}
 	return &r.sub, nil
 }
 

@@ -108,9 +108,34 @@ func TestReaderObjects(t *testing.T) {
 {"type":"submissions","id":"2","data":{"id":"2","team_id":"28","problem_id":"J","time":"2025-03-02T11:34:48.183+02:00"}}
 {"type":"submissions","id":"3","data":{"id":"3","team_id":"28","problem_id":"J","time":"2025-03-02T09:29:00Z"}}`,
 			want: []rankd.Event{contest,
-				{Type: rankd.EventSubmission, ID: "1", Submission: &rankd.Submission{ID: "1", TeamID: "28", ProblemID: "J", Time: rel(t, "0:04:48.183")}},
+				{Type: rankd.EventSubmission, ID: "1", Submission: &rankd.Submission{ID: "1", TeamID: "28", ProblemID: "J", Time: rel(t, "0:04:48.183"), LanguageID: "cpp"}},
 				{Type: rankd.EventSubmission, ID: "2", Submission: &rankd.Submission{ID: "2", TeamID: "28", ProblemID: "J", Time: rel(t, "0:04:48.183")}},
 				{Type: rankd.EventSubmission, ID: "3", Submission: &rankd.Submission{ID: "3", TeamID: "28", ProblemID: "J", Time: -time.Minute}},
+			},
+		},
+		{
+			name: "submissions: language, entry point and files, in every style",
+			feed: `{"type":"submissions","id":"1","data":{"id":"1","language_id":"java","problem_id":"J","team_id":"28","contest_time":"0:01:00","entry_point":"Main","files":[{"href":"contests/c/submissions/1/files","mime":"application/zip"}],"reaction":null}}
+{"type":"submissions","id":"2","data":{"id":"2","language_id":"cpp","problem_id":"J","team_id":"28","contest_time":"0:01:00","entry_point":null,"files":[]}}
+{"type":"submissions","id":"3","data":{"id":"3","problem_id":"J","team_id":"28","contest_time":"0:01:00","files":[ { "href" : "a b\u00e9\/" , "mime":"x", "n": -1.5E+3, "o":{"p":[ ],"q":true} } ,` + "\t\r" + ` {"href":"é","mime":"y","href":"dup"} ]}}
+{"type":"submissions","id":"4","data":{"id":"4","problem_id":"J","team_id":"28","contest_time":"0:01:00","files":null,"entry_point":"","language_id":null}}
+{"id":"e5","type":"submissions","op":"create","data":{"id":"5","language_id":"kotlin","problem_id":"J","team_id":"28","contest_time":"0:01:00","entry_point":"MainKt","files":[{"href":"f","mime":"m"}]}}
+{"type":"submissions","id":null,"data":[{"id":"6","language_id":"c","problem_id":"J","team_id":"28","contest_time":"0:01:00","files":[{"href":"g","mime":"m"}]}]}
+{"type":"submissions","id":"7","data":{"id":"7","language_id":"py\u0074hon3","problem_id":"J","team_id":"28","contest_time":"0:01:00","entry_point":"a\"b","files":[{"href":"a` + "\xff" + `b","mime":"` + "\u2028" + `"}]}}`,
+			want: []rankd.Event{
+				{Type: rankd.EventSubmission, ID: "1", Submission: &rankd.Submission{ID: "1", TeamID: "28", ProblemID: "J", Time: time.Minute,
+					LanguageID: "java", EntryPoint: "Main", Files: `[{"href":"contests/c/submissions/1/files","mime":"application/zip"}]`}},
+				{Type: rankd.EventSubmission, ID: "2", Submission: &rankd.Submission{ID: "2", TeamID: "28", ProblemID: "J", Time: time.Minute, LanguageID: "cpp"}},
+				{Type: rankd.EventSubmission, ID: "3", Submission: &rankd.Submission{ID: "3", TeamID: "28", ProblemID: "J", Time: time.Minute,
+					Files: `[{"href":"a b\u00e9\/","mime":"x","n":-1.5E+3,"o":{"p":[],"q":true}},{"href":"é","mime":"y","href":"dup"}]`}},
+				{Type: rankd.EventSubmission, ID: "4", Submission: &rankd.Submission{ID: "4", TeamID: "28", ProblemID: "J", Time: time.Minute}},
+				{Type: rankd.EventSubmission, ID: "5", Token: "e5", Submission: &rankd.Submission{ID: "5", TeamID: "28", ProblemID: "J", Time: time.Minute,
+					LanguageID: "kotlin", EntryPoint: "MainKt", Files: `[{"href":"f","mime":"m"}]`}},
+				{Type: rankd.EventSubmission, ID: "6", Submission: &rankd.Submission{ID: "6", TeamID: "28", ProblemID: "J", Time: time.Minute,
+					LanguageID: "c", Files: `[{"href":"g","mime":"m"}]`}},
+				// Invalid UTF-8 becomes U+FFFD and U+2028 is escaped, as the Writer does in strings.
+				{Type: rankd.EventSubmission, ID: "7", Submission: &rankd.Submission{ID: "7", TeamID: "28", ProblemID: "J", Time: time.Minute,
+					LanguageID: "python3", EntryPoint: `a"b`, Files: "[{\"href\":\"a\uFFFDb\",\"mime\":\"\\u2028\"}]"}},
 			},
 		},
 		{
@@ -301,6 +326,12 @@ func TestReaderErrors(t *testing.T) {
 		{"no team", `{"type":"submissions","id":"1","data":{"id":"1","problem_id":"p","contest_time":"0:01:00"}}`, `line 1: submissions: "team_id": required`},
 		{"no problem", `{"type":"submissions","id":"1","data":{"id":"1","team_id":"t","contest_time":"0:01:00"}}`, `line 1: submissions: "problem_id": required`},
 		{"no time", sub + `"language_id":"c"}}`, `line 1: submissions: "contest_time": required`},
+		{"language not a string", sub + `"contest_time":"0:01:00","language_id":5}}`, `line 1: submissions: "language_id": want a string, got number`},
+		{"entry point not a string", sub + `"contest_time":"0:01:00","entry_point":{}}}`, `line 1: submissions: "entry_point": want a string, got object`},
+		{"files not an array", sub + `"contest_time":"0:01:00","files":"f.zip"}}`, `line 1: submissions: "files": want an array of file references, got string`},
+		{"files not objects", sub + `"contest_time":"0:01:00","files":[{},"f.zip"]}}`, `line 1: submissions: "files": want an array of file references (objects), got string in it`},
+		{"files with a bad escape", sub + `"contest_time":"0:01:00","files":[{"href":"\q"}]}}`, `line 1: submissions: "files": bad JSON`},
+		{"files with a control character", sub + `"contest_time":"0:01:00","files":[{"href":"a` + "\t" + `b"}]}}`, `line 1: submissions: "files": bad JSON`},
 		{"time without a start", sub + `"time":"2025-03-02T09:34:48.183Z"}}`, `line 1: submissions: "time": no "contest_time" and no contest start`},
 		{"time after a start was removed", contestLine + "\n" + `{"type":"contest","data":null}` + "\n" + sub + `"time":"2025-03-02T09:34:48.183Z"}}`, `line 3: submissions: "time": no "contest_time"`},
 		{"bad time", contestLine + "\n" + sub + `"time":"2025-03-02 09:34"}}`, `line 2: submissions: "time": bad absolute time "2025-03-02 09:34"`},

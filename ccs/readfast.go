@@ -15,7 +15,7 @@ import (
 // fastMember is one member of a JSON object as the fast path scans it.
 type fastMember struct {
 	key  []byte
-	val  []byte // a string's contents (without quotes, no escapes), or an object's raw text
+	val  []byte // a string's contents (without quotes, no escapes), or an object's or file references' raw text
 	kind byte
 }
 
@@ -25,6 +25,7 @@ const (
 	fastString        // a string without escapes
 	fastNull
 	fastObject
+	fastFileRefs // an array of objects, for a member "files" (see skipFileRefs)
 )
 
 // fastMaxDepth bounds the nesting the fast path skips over; deeper lines take the general path.
@@ -101,11 +102,19 @@ func (r *Reader) readFast(line []byte) (ev rankd.Event, ok bool) {
 	if ev.Type == rankd.EventSubmission {
 		team, k1 := f.get("team_id")
 		prob, k2 := f.get("problem_id")
+		lang, k3 := f.get("language_id")
+		entry, k4 := f.get("entry_point")
 		t, ok := r.fastTime(f, "contest_time", "time", true)
-		if k1 != fastString || k2 != fastString || !ok {
+		if k1 != fastString || k2 != fastString || !ok || (k3 != fastString && k3 != fastNull) ||
+			(k4 != fastString && k4 != fastNull) {
 			return ev, false
 		}
-		r.sub = rankd.Submission{ID: ev.ID, TeamID: r.intern(team), ProblemID: r.intern(prob), Time: t}
+		files, ok := r.fastFiles(f.get("files"))
+		if !ok {
+			return ev, false
+		}
+		r.sub = rankd.Submission{ID: ev.ID, TeamID: r.intern(team), ProblemID: r.intern(prob), Time: t,
+			LanguageID: r.intern(lang), EntryPoint: r.intern(entry), Files: files}
 		ev.Submission = &r.sub
 		return ev, true
 	}
@@ -121,6 +130,29 @@ func (r *Reader) readFast(line []byte) (ev rankd.Event, ok bool) {
 	r.jud = rankd.Judgement{ID: ev.ID, SubmissionID: r.recent(sub), TypeID: r.intern(typID), StartTime: start, EndTime: end}
 	ev.Judgement = &r.jud
 	return ev, true
+}
+
+// fastFiles is fields.files for the fast path, given the member's raw text and kind: ok is false for what
+// the general path must judge (not an array of objects) or clean (see cleanJSON).
+func (r *Reader) fastFiles(raw []byte, kind byte) (string, bool) {
+	switch kind {
+	case fastNull:
+		return "", true
+	case fastFileRefs:
+	default:
+		return "", false
+	}
+	if !isASCII(raw) && !cleanJSON(raw) {
+		return "", false
+	}
+	if hasSpace(raw) {
+		r.scratch = appendCompact(r.scratch[:0], raw)
+		raw = r.scratch
+	}
+	if string(raw) == "[]" {
+		return "", true
+	}
+	return string(raw), true
 }
 
 // first returns the first of a member's occurrences, as the general parser reads a repeated key.
@@ -228,6 +260,15 @@ func scanMembers(s []byte, i int, dst []fastMember, data *[]fastMember) (members
 			}
 			data = nil
 			m.kind, m.val, i = fastObject, s[i:next], next
+		case c == '[' && string(k) == "files":
+			next, objects := skipFileRefs(s, i)
+			if next < 0 {
+				return dst, 0, false
+			}
+			if objects {
+				m.kind, m.val = fastFileRefs, s[i:next]
+			}
+			i = next
 		case c == '{':
 			next := skipValue(s, i, 1)
 			if next < 0 {

@@ -33,8 +33,8 @@ func NewWriter(w io.Writer) *Writer {
 func (w *Writer) Flush() error { return w.bw.Flush() }
 
 // Write writes one event. An event without the object its type needs, an unknown type, an id that differs
-// from the object's or a score that is not a finite number is an EINVALID error and writes nothing; errors
-// of the underlying writer are returned as they are.
+// from the object's, a score that is not a finite number or a submission's Files that is not a JSON array of
+// objects is an EINVALID error and writes nothing; errors of the underlying writer are returned as they are.
 func (w *Writer) Write(ev rankd.Event) error {
 	b, err := w.appendEvent(w.buf[:0], ev)
 	w.buf = b
@@ -54,7 +54,7 @@ func AppendEvent(b []byte, ev rankd.Event) ([]byte, error) {
 }
 
 func (w *Writer) appendEvent(b []byte, ev rankd.Event) ([]byte, error) {
-	if ev.Type == rankd.EventUnknown || ev.Type > rankd.EventAward {
+	if ev.Type == rankd.EventUnknown || ev.Type > rankd.EventReveal {
 		return b, rankd.Errorf(rankd.EINVALID, "write event: unknown type %d", ev.Type)
 	}
 	b = append(b, `{"type":`...)
@@ -103,7 +103,7 @@ func (w *Writer) appendEvent(b []byte, ev rankd.Event) ([]byte, error) {
 	case rankd.EventTeam:
 		b = appendTeam(b, ev.Team)
 	case rankd.EventSubmission:
-		b = w.appendSubmission(b, ev.Submission)
+		b, err = w.appendSubmission(b, ev.Submission)
 	case rankd.EventJudgement:
 		b, err = w.appendJudgement(b, ev.Judgement)
 	case rankd.EventState:
@@ -112,6 +112,8 @@ func (w *Writer) appendEvent(b []byte, ev rankd.Event) ([]byte, error) {
 		b = appendBan(b, ev.Ban)
 	case rankd.EventAward:
 		b = appendAward(b, ev.Award)
+	case rankd.EventReveal:
+		b, err = appendReveal(b, ev.Reveal)
 	}
 	if err != nil {
 		return b, rankd.Errorf(rankd.EINVALID, "write %s event %q: %s", ev.Type, id, rankd.ErrorMessage(err))
@@ -144,6 +146,8 @@ func objectID(ev rankd.Event) (id string, ok bool) {
 		return idOf(ev.Ban, func(b *rankd.Ban) string { return b.TeamID })
 	case rankd.EventAward:
 		return idOf(ev.Award, func(a *rankd.Award) string { return a.ID })
+	case rankd.EventReveal:
+		return idOf(ev.Reveal, revealID)
 	}
 	return "", false
 }
@@ -372,20 +376,39 @@ func appendTeam(b []byte, t *rankd.Team) []byte {
 	return append(b, '}')
 }
 
-func (w *Writer) appendSubmission(b []byte, s *rankd.Submission) []byte {
+// appendSubmission writes the members in the order of the 2023-06 schema. entry_point is always written,
+// null for none: the schema's rule for c and cpp submissions (null or absent) fails when it is absent, as
+// both branches of its oneOf match. files is [] for none, as the schema requires it; language_id, which it
+// requires too, is left out when unknown rather than made up (see docs/ccs.md).
+func (w *Writer) appendSubmission(b []byte, s *rankd.Submission) ([]byte, error) {
+	if !validFiles(s.Files) {
+		return b, rankd.Errorf(rankd.EINVALID, "files: not a JSON array of objects: %s", clip([]byte(s.Files)))
+	}
 	b = append(b, `{"id":`...)
 	b = appendString(b, s.ID)
-	b = append(b, `,"team_id":`...)
-	b = appendString(b, s.TeamID)
+	if s.LanguageID != "" {
+		b = append(b, `,"language_id":`...)
+		b = appendString(b, s.LanguageID)
+	}
 	b = append(b, `,"problem_id":`...)
 	b = appendString(b, s.ProblemID)
-	b = append(b, `,"contest_time":`...)
-	b = appendRelString(b, s.Time)
+	b = append(b, `,"team_id":`...)
+	b = appendString(b, s.TeamID)
 	if start := w.start(); !start.IsZero() {
 		b = append(b, `,"time":`...)
 		b = appendTime(b, start.Add(s.Time))
 	}
-	return append(b, '}')
+	b = append(b, `,"contest_time":`...)
+	b = appendRelString(b, s.Time)
+	b = append(b, `,"entry_point":`...)
+	b = appendIDOrNull(b, s.EntryPoint)
+	b = append(b, `,"files":`...)
+	if s.Files == "" {
+		b = append(b, "[]"...)
+	} else {
+		b = append(b, s.Files...)
+	}
+	return append(b, '}'), nil
 }
 
 func (w *Writer) appendJudgement(b []byte, j *rankd.Judgement) ([]byte, error) {

@@ -19,6 +19,8 @@ func TestWriterLines(t *testing.T) {
 	events := []rankd.Event{
 		{Type: rankd.EventContest, ID: "wf47", Token: "cd<1", Contest: contest},
 		{Type: rankd.EventSubmission, ID: "181", Submission: &rankd.Submission{ID: "181", TeamID: "47020", ProblemID: "riddle", Time: rel(t, "0:03:14.969")}},
+		{Type: rankd.EventSubmission, ID: "182", Submission: &rankd.Submission{ID: "182", TeamID: "47020", ProblemID: "riddle", Time: rel(t, "0:03:20"),
+			LanguageID: "java", EntryPoint: "Main", Files: `[{"href":"contests/wf47/submissions/182/files","mime":"application/zip"}]`}},
 		{Type: rankd.EventJudgement, Judgement: &rankd.Judgement{ID: "537", SubmissionID: "181", StartTime: rel(t, "0:03:17.252")}},
 		{Type: rankd.EventJudgement, ID: "537", Judgement: &rankd.Judgement{ID: "537", SubmissionID: "181", TypeID: "WA", StartTime: rel(t, "0:03:17.252"), EndTime: rel(t, "0:03:19.688")}},
 		{Type: rankd.EventState, State: &rankd.State{Started: &start}},
@@ -29,7 +31,8 @@ func TestWriterLines(t *testing.T) {
 		{Type: rankd.EventAward, Award: &rankd.Award{ID: "winner", Citation: "Winner"}},
 	}
 	want := `{"type":"contest","id":null,"data":{"id":"wf47","name":"WF47","formal_name":"47th ICPC World Finals","start_time":"2024-04-18T11:47:59.000+02:00","duration":"5:00:00.000","scoreboard_freeze_duration":"1:00:00.000","scoreboard_type":"pass-fail","penalty_time":20},"token":"cd<1"}
-{"type":"submissions","id":"181","data":{"id":"181","team_id":"47020","problem_id":"riddle","contest_time":"0:03:14.969","time":"2024-04-18T11:51:13.969+02:00"}}
+{"type":"submissions","id":"181","data":{"id":"181","problem_id":"riddle","team_id":"47020","time":"2024-04-18T11:51:13.969+02:00","contest_time":"0:03:14.969","entry_point":null,"files":[]}}
+{"type":"submissions","id":"182","data":{"id":"182","language_id":"java","problem_id":"riddle","team_id":"47020","time":"2024-04-18T11:51:19.000+02:00","contest_time":"0:03:20.000","entry_point":"Main","files":[{"href":"contests/wf47/submissions/182/files","mime":"application/zip"}]}}
 {"type":"judgements","id":"537","data":{"id":"537","submission_id":"181","judgement_type_id":null,"start_contest_time":"0:03:17.252","start_time":"2024-04-18T11:51:16.252+02:00","end_contest_time":null,"end_time":null}}
 {"type":"judgements","id":"537","data":{"id":"537","submission_id":"181","judgement_type_id":"WA","start_contest_time":"0:03:17.252","start_time":"2024-04-18T11:51:16.252+02:00","end_contest_time":"0:03:19.688","end_time":"2024-04-18T11:51:18.688+02:00"}}
 {"type":"state","id":null,"data":{"started":"2024-04-18T11:47:59.000+02:00","frozen":null,"ended":null,"thawed":null,"finalized":null,"end_of_updates":null}}
@@ -89,9 +92,14 @@ func extensionEvents(tb testing.TB) []rankd.Event {
 		{Type: rankd.EventOrganization, ID: "o", Organization: &rankd.Organization{ID: "o", Name: "O", FormalName: "Ø Üniversity", Country: "NOR"}},
 		{Type: rankd.EventTeam, ID: "t", Token: "tok", Team: &rankd.Team{ID: "t", Label: "7", Name: "Tab\there \"q\" \x01 \u2029 中文",
 			DisplayName: "D", OrganizationID: "o", GroupIDs: []string{"g", "h"}, Hidden: true}},
-		{Type: rankd.EventSubmission, ID: "s1", Submission: &rankd.Submission{ID: "s1", TeamID: "t", ProblemID: "web1", Time: -90 * time.Second}},
+		{Type: rankd.EventSubmission, ID: "s1", Submission: &rankd.Submission{ID: "s1", TeamID: "t", ProblemID: "web1", Time: -90 * time.Second,
+			LanguageID: "java", EntryPoint: "pkg.Main \"1\"", Files: `[{"href":"contests/ctf/submissions/s1/files","mime":"application/zip",` +
+				`"filename":"s1 \u00e9\/é.zip","hash":"d41d8cd98f00b204e9800998ecf8427e","x":[1.5e3,true,null,{}]},{"href":"b","mime":"text/x-c"}]`}},
 		{Type: rankd.EventState, State: &rankd.State{Started: &started}},
-		{Type: rankd.EventSubmission, ID: "s2", Submission: &rankd.Submission{ID: "s2", TeamID: "t", ProblemID: "web1", Time: 47*time.Hour + time.Millisecond}},
+		{Type: rankd.EventSubmission, ID: "s2", Submission: &rankd.Submission{ID: "s2", TeamID: "t", ProblemID: "web1", Time: 47*time.Hour + time.Millisecond,
+			LanguageID: "cpp"}},
+		{Type: rankd.EventSubmission, ID: "s3", Submission: &rankd.Submission{ID: "s3", TeamID: "t", ProblemID: "p", Time: time.Hour,
+			LanguageID: "python3", EntryPoint: "main.py", Files: `[{"href":"s3","mime":"application/zip"}]`}},
 		{Type: rankd.EventJudgement, ID: "j1", Judgement: &rankd.Judgement{ID: "j1", SubmissionID: "s2", TypeID: "AC",
 			StartTime: time.Hour, EndTime: time.Hour + 2*time.Second, Score: 99.5, SubtaskScores: []float64{30, 69.5, 0}}},
 		{Type: rankd.EventJudgement, ID: "j2", Judgement: &rankd.Judgement{ID: "j2", SubmissionID: "s2", StartTime: -time.Second}},
@@ -155,30 +163,58 @@ func TestWriterSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.Flush()
-		if ev.Type == rankd.EventSubmission && !ev.Delete {
-			checkSubmission(t, v, buf.Bytes())
-		} else {
-			v.Validate(t, buf.Bytes())
-		}
+		v.Validate(t, buf.Bytes())
 		buf.Reset()
 	}
 }
 
-// checkSubmission validates a written submission line, which lacks two members the schema requires and rankd
-// does not keep: language_id and files (the real feeds' submissions fail the schema the same way). The line
-// must fail without them and pass once they are added, so that everything rankd writes is checked.
-func checkSubmission(tb testing.TB, v *ccstest.Validator, line []byte) {
+// TestWriterSchemaWithoutLanguage checks the one way a submission rankd writes fails the schema: without
+// language_id (the sender gave none, and rankd makes none up; docs/ccs.md). The line must pass once it is
+// added, so that nothing else is missing.
+func TestWriterSchemaWithoutLanguage(t *testing.T) {
+	v := ccstest.SchemaValidator(t, "event-feed.json")
+	start := MustTime(t, "2024-04-18T11:47:59.000+02:00")
+	for _, tc := range []struct {
+		name string
+		sub  rankd.Submission
+	}{
+		{"no entry point, no files", rankd.Submission{ID: "1", TeamID: "t", ProblemID: "p", Time: time.Minute}},
+		{"entry point and files", rankd.Submission{ID: "1", TeamID: "t", ProblemID: "p", Time: time.Minute, EntryPoint: "Main",
+			Files: `[{"href":"f","mime":"application/zip"}]`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w := ccs.NewWriter(&buf)
+			if err := w.Write(rankd.Event{Type: rankd.EventState, State: &rankd.State{Started: &start}}); err != nil {
+				t.Fatal(err)
+			}
+			w.Flush()
+			buf.Reset()
+			if err := w.Write(rankd.Event{Type: rankd.EventSubmission, Submission: &tc.sub}); err != nil {
+				t.Fatal(err)
+			}
+			w.Flush()
+			checkWithoutLanguage(t, v, bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
+		})
+	}
+}
+
+// checkWithoutLanguage checks a written submission line without language_id: it fails the schema, and passes
+// once a language_id is added.
+func checkWithoutLanguage(tb testing.TB, v *ccstest.Validator, line []byte) {
 	tb.Helper()
+	if bytes.Contains(line, []byte(`"language_id"`)) {
+		tb.Fatalf("the line has a language_id: %s", line)
+	}
 	if v.Check(line) == nil {
-		tb.Errorf("a submission without language_id and files passed the schema; the writer or the schema changed: %s", line)
+		tb.Errorf("a submission without language_id passed the schema; the writer or the schema changed: %s", line)
 	}
 	i := bytes.Index(line, []byte(`"data":{`))
 	if i < 0 {
 		tb.Fatalf("no data object in %s", line)
 	}
 	i += len(`"data":{`)
-	completed := append(append(append([]byte{}, line[:i]...), `"language_id":"x","files":[],`...), line[i:]...)
-	v.Validate(tb, completed)
+	v.Validate(tb, append(append(append([]byte{}, line[:i]...), `"language_id":"x",`...), line[i:]...))
 }
 
 func TestWriterErrors(t *testing.T) {
@@ -196,6 +232,10 @@ func TestWriterErrors(t *testing.T) {
 		{"infinite max score", rankd.Event{Type: rankd.EventProblem, Problem: &rankd.Problem{ID: "p", MaxScore: math.Inf(1)}}, "+Inf is not a JSON number"},
 		{"infinite subtask", rankd.Event{Type: rankd.EventProblem, Problem: &rankd.Problem{ID: "p", Subtasks: []float64{1, math.Inf(-1)}}}, "-Inf is not a JSON number"},
 		{"NaN subtask score", rankd.Event{Type: rankd.EventJudgement, Judgement: &rankd.Judgement{ID: "j", SubtaskScores: []float64{math.NaN()}}}, "NaN is not a JSON number"},
+		{"files not JSON", rankd.Event{Type: rankd.EventSubmission, Submission: &rankd.Submission{ID: "s", Files: `[{"href":"x"`}}, `write submissions event "s": files: not a JSON array of objects: [{"href":"x"`},
+		{"files not an array", rankd.Event{Type: rankd.EventSubmission, Submission: &rankd.Submission{ID: "s", Files: `{"href":"x"}`}}, "files: not a JSON array of objects"},
+		{"files not objects", rankd.Event{Type: rankd.EventSubmission, Submission: &rankd.Submission{ID: "s", Files: `[{},"x"]`}}, "files: not a JSON array of objects"},
+		{"files empty text", rankd.Event{Type: rankd.EventSubmission, Submission: &rankd.Submission{ID: "s", Files: ` `}}, "files: not a JSON array of objects"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

@@ -150,6 +150,8 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/contests/{cid}/teams/{tid}/tokens", s.admin(s.issueTeamToken))
 	s.handle("POST /api/v1/contests/{cid}/freeze", s.admin(s.freeze))
 	s.handle("POST /api/v1/contests/{cid}/thaw", s.admin(s.thaw))
+	s.handle("GET /api/v1/contests/{cid}/reveal", s.getReveal)
+	s.handle("POST /api/v1/contests/{cid}/reveal/next", s.admin(s.postRevealNext))
 	s.handle("GET /api/v1/contests/{cid}/finalize", s.admin(s.getFinalize))
 	s.handle("POST /api/v1/contests/{cid}/finalize", s.admin(s.postFinalize))
 	s.handle("POST /api/v1/contests/{cid}/finalize/retry", s.admin(s.postFinalizeRetry))

@@ -1,0 +1,206 @@
+package http
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/engine"
+)
+
+// The stepwise reveal (the ICPC Resolver's "resolve"): after the end of a frozen contest an admin steps
+// through the hidden cells, one per POST, each step a "reveal" event in the log (see board/reveal.go and
+// docs/rules.md). Every screen follows it through the public view's diffs; GET tells anyone where it stands.
+
+// revealCellJSON names a cell: a team's problem.
+type revealCellJSON struct {
+	TeamID    string `json:"team_id"`
+	ProblemID string `json:"problem_id"`
+}
+
+func cellRef(c *board.RevealCell) *revealCellJSON {
+	if c == nil {
+		return nil
+	}
+	return &revealCellJSON{TeamID: c.TeamID, ProblemID: c.ProblemID}
+}
+
+// revealJSON is where the reveal of a contest stands. Nothing in it is secret: the steps made are public, and
+// which cells are hidden, and in what order the rows are, the public board shows.
+type revealJSON struct {
+	ContestID string `json:"contest_id"`
+	// Seq is the public view's sequence number this answer goes with.
+	Seq uint64 `json:"seq"`
+	// Step is the number of steps made.
+	Step int `json:"step"`
+	// Remaining is the number of cells still hidden from the public.
+	Remaining int `json:"remaining"`
+	// Next is the cell the next step reveals; null when nothing is hidden.
+	Next *revealCellJSON `json:"next"`
+	// Blocked is, for the jury only, why the next step would be refused now (the contest has not ended, a
+	// submission of the next cell has no verdict yet); absent when it can be made.
+	Blocked *errorBody `json:"blocked,omitempty"`
+}
+
+// revealStepJSON answers a step.
+type revealStepJSON struct {
+	revealJSON
+	// Revealed is the cell the step revealed, and Cell how the public sees it now: its verdicts.
+	Revealed revealCellJSON `json:"revealed"`
+	Cell     cellJSON       `json:"cell"`
+	// OldRank and NewRank are the team's public rank before and after the step.
+	OldRank int `json:"old_rank"`
+	NewRank int `json:"new_rank"`
+	// Duplicate says that the step had been made before (a retry): nothing changed, and OldRank is the rank
+	// now, as NewRank.
+	Duplicate bool `json:"duplicate,omitempty"`
+}
+
+// revealState reads where the reveal of b stands.
+func revealState(b *board.Board, cid string, jury bool) revealJSON {
+	step, next, remaining := b.Reveal()
+	out := revealJSON{ContestID: cid, Seq: b.Seq(rankd.PublicView), Step: step, Remaining: remaining, Next: cellRef(next)}
+	if err := b.CheckReveal(); jury && err != nil && next != nil {
+		out.Blocked = &errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}
+	}
+	return out
+}
+
+// getReveal tells anyone where the reveal stands; a jury token learns why the next step is blocked, if it is.
+// The public answer is a page of the public view like the others: rendered once per version of the view
+// (its sequence number; the state too, which a thaw changes) and served without the board's lock, so that
+// no public reader learns from a wait that the jury's board is busy.
+func (s *Server) getReveal(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.Auth.identify(r)
+	if err != nil {
+		return err
+	}
+	cid := r.PathValue("cid")
+	if t.Role != rankd.RoleAdmin && t.Role != rankd.RoleJudge {
+		return s.cachedRead(w, r, cid, rankd.PublicView, "reveal", func(b *board.Board) (any, error) {
+			return revealState(b, cid, false), nil
+		})
+	}
+	var out revealJSON
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		out = revealState(b, cid, true)
+		return nil
+	}); err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// postRevealNext makes the next step of the reveal. The body may name the step, {"step": n}, which makes the
+// request safe to retry: a step made before answers as a duplicate, and a step beyond the next one is
+// refused. After the contest's end by the clock, a contest whose state does not say so yet is ended first.
+func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
+	cid := r.PathValue("cid")
+	var req struct {
+		Step int `json:"step"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil && !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return rankd.Errorf(rankd.EINVALID, "the body is not {\"step\": n}: %v", err)
+	}
+	if req.Step < 0 {
+		return rankd.Errorf(rankd.EINVALID, "step %d: steps are numbered from 1", req.Step)
+	}
+	if err := s.endByClock(r, cid); err != nil {
+		return err
+	}
+
+	var ev rankd.Event
+	var oldRank int
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		done, next, _ := b.Reveal()
+		n := req.Step
+		if n == 0 {
+			n = done + 1
+		}
+		var cell board.RevealCell
+		switch {
+		case n <= done:
+			cell, _ = b.RevealStep(n)
+		case n > done+1:
+			return rankd.Errorf(rankd.ECONFLICT, "reveal step %d before step %d", n, done+1)
+		default:
+			if err := b.CheckReveal(); err != nil {
+				return err
+			}
+			cell = *next
+		}
+		row, err := b.Row(rankd.PublicView, cell.TeamID)
+		if err != nil {
+			return err
+		}
+		oldRank = row.Rank
+		ev = rankd.Event{Type: rankd.EventReveal, ID: strconv.Itoa(n),
+			Reveal: &rankd.Reveal{Step: n, TeamID: cell.TeamID, ProblemID: cell.ProblemID,
+				Time: s.Now().Sub(b.Contest().Start).Truncate(time.Millisecond)}}
+		return nil
+	}); err != nil {
+		return err
+	}
+
+	resp, err := s.submit(r, cid, []rankd.Event{ev})
+	if err != nil {
+		return err
+	}
+	res := resp.Results[0]
+	if res.Status == engine.StatusRejected {
+		return &rankd.Error{Code: res.Code, Message: res.Message}
+	}
+	out := revealStepJSON{Revealed: revealCellJSON{TeamID: ev.Reveal.TeamID, ProblemID: ev.Reveal.ProblemID},
+		OldRank: oldRank, Duplicate: res.Status == engine.StatusDuplicate}
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		out.revealJSON = revealState(b, cid, true)
+		row, err := b.Row(rankd.PublicView, ev.Reveal.TeamID)
+		if err != nil {
+			return err // the team was hidden or banned since: its row is not public any more
+		}
+		out.NewRank = row.Rank
+		if out.Duplicate {
+			out.OldRank = row.Rank
+		}
+		rj := renderRow(b, row)
+		for _, c := range rj.Cells {
+			if c.ProblemID == ev.Reveal.ProblemID {
+				out.Cell = c
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+// endByClock records the end of a contest whose time is up but whose state does not say it ended yet, as the
+// thaw does: the reveal comes after the end.
+func (s *Server) endByClock(r *http.Request, cid string) error {
+	c, st, now, err := s.contestNow(cid)
+	if err != nil {
+		return err
+	}
+	end := c.Start.Add(c.Duration)
+	if st.Ended != nil || c.Start.IsZero() || now.Before(end) {
+		return nil
+	}
+	if st.Started == nil {
+		st.Started = &c.Start
+	}
+	st.Ended = &end
+	return s.submitEvents(r, cid, rankd.Event{Type: rankd.EventState, State: &st})
+}
