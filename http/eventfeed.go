@@ -295,24 +295,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	if err := f.seek(ctx, since); err != nil {
 		return err
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/x-ndjson")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	// A write that hangs for 10 s ends the feed; the deadline moves once a second, not per write.
-	var deadline time.Time
-	write := func(b []byte) bool {
-		if now := time.Now(); deadline.Sub(now) < 9*time.Second {
-			deadline = now.Add(10 * time.Second)
-			_ = rc.SetWriteDeadline(deadline)
-		}
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
+	write := startStream(w, "application/x-ndjson")
 	keepAlive := s.feedKeepAlive()
 	idle := time.NewTimer(keepAlive)
 	defer idle.Stop()
@@ -347,7 +330,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	if !catchUp() || !stream {
 		if !stream {
 			// A client that asked for what there is gets at least an empty, flushed answer.
-			_ = rc.Flush()
+			write(nil)
 		}
 		return nil
 	}

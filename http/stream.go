@@ -10,6 +10,29 @@ import (
 	"rankd/board"
 )
 
+// startStream answers 200 with a body of the given type that goes on as long as the server writes it, and
+// returns what writes and flushes each part: false once the client is gone, or a write hung for 10 s. The
+// write deadline is moved once a second, not per part: with thousands of clients, timers cost.
+func startStream(w http.ResponseWriter, contentType string) (write func([]byte) bool) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must pass each part on at once
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	var deadline time.Time
+	return func(b []byte) bool {
+		if now := time.Now(); deadline.Sub(now) < 9*time.Second {
+			deadline = now.Add(10 * time.Second)
+			_ = rc.SetWriteDeadline(deadline)
+		}
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+}
+
 // getStream follows a view of a contest as server-sent events: a snapshot, then a diff per tick that
 // changed the view (see push.go); with ?top=N&throttle=D, the top N rows as a whole at most every D (for
 // a big screen). A reconnecting client sends Last-Event-ID (or ?last_event_id=) and resumes.
@@ -51,25 +74,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return rankd.Errorf(rankd.EUNAVAILABLE, "too many live streams open: poll the scoreboard (it has an ETag) or retry later")
 	}
 	defer s.streams.Add(-1)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // proxies must pass each frame on at once
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	// A write that hangs for 10 s ends the stream. The deadline is moved once a second, not per frame:
-	// with thousands of clients, timers cost.
-	var deadline time.Time
-	write := func(b []byte) bool {
-		if now := time.Now(); deadline.Sub(now) < 9*time.Second {
-			deadline = now.Add(10 * time.Second)
-			_ = rc.SetWriteDeadline(deadline)
-		}
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
+	write := startStream(w, "text/event-stream")
 	if !write([]byte("retry: 2000\n\n")) {
 		return nil
 	}
