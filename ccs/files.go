@@ -138,8 +138,7 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// hasSpace reports whether b holds a byte of JSON whitespace, which in JSON text without it there is nothing
-// to compact.
+// hasSpace reports whether b holds a byte of JSON whitespace: JSON text without one has nothing to compact.
 func hasSpace(b []byte) bool {
 	return bytes.IndexByte(b, ' ') >= 0 || bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\t') >= 0 ||
 		bytes.IndexByte(b, '\r') >= 0
