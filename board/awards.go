@@ -10,6 +10,7 @@ import (
 // Awards returns the awards of view v: the winner, medals when the contest configures them, first to solve
 // of each problem, and the winner of each group. Only teams that solved something (or scored) win anything.
 func (b *Board) Awards(v rankd.View) []rankd.Award {
+	b.Settle()
 	vi := viewIndex(v.Kind)
 	x := b.views[vi].all
 	var awards []rankd.Award

@@ -1,14 +1,18 @@
 // Package board holds the live state of one contest: it applies the contest's events one by one,
-// incrementally (one judgement recomputes one cell, one row and moves that row in an order-statistic index),
+// incrementally (one judgement recomputes one cell and one row; the rows that moved are put in their
+// places in order-statistic indexes once per batch, see Settle),
 // keeps the public and the jury view at once, numbers every change of each view with that view's own
 // sequence, and reports what changed as a diff per view. It also checkpoints to bytes and restores.
 //
-// A Board is not safe for concurrent use; its owner serializes calls.
+// A Board is not safe for concurrent use; its owner serializes calls. Once settled (Settle), its read
+// methods may run concurrently with each other.
 package board
 
 import (
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"rankd"
@@ -80,6 +84,9 @@ type Board struct {
 	change   Change
 	teamRows []RowChange
 	epoch    uint64
+	// settled says that no view has unsettled rows; settleMu makes concurrent readers settle once.
+	settled  atomic.Bool
+	settleMu sync.Mutex
 	// alwaysBulk reindexes every move in bulk (tests: the two ways must agree).
 	alwaysBulk bool
 }
@@ -102,8 +109,11 @@ type group struct {
 type team struct {
 	// Fields the hot path reads and writes come first, in as few cache lines as they fit in.
 	dirty [2]uint64 // epoch in which the row was marked changed, per view
-	known [2]uint64 // epoch in which oldRank was captured before the row left its place (moved)
 	moved [2]uint64 // epoch in which the row's place changed
+	// replace is the epoch in which the row must be put back in place at once (see commit).
+	replace [2]uint64
+	// unsettled: the row is not where it belongs in the view's indexes yet (see Settle).
+	unsettled [2]bool
 	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
 	ownDirty uint64
 	id       string // info.ID
@@ -111,12 +121,11 @@ type team struct {
 	// acc is the row's ICPC and CTF totals kept up to date cell by cell, when accOK; commit then need not
 	// read every cell of the row. Integer sums make it exact; OI and IOI score totals are always recomputed,
 	// in one order.
-	acc     [2]rowAgg
-	accOK   [2]bool
-	oldRank [2]int32
-	groups  []int
+	acc    [2]rowAgg
+	accOK  [2]bool
+	groups []int
 	// leave is the epoch in which the team must come off the indexes (of leaveGroups) before commit puts it
-	// back where it now belongs: unranked, regrouped or renamed. Commit does it after reading old ranks.
+	// back where it now belongs: unranked, regrouped or renamed.
 	leave       uint64
 	leaveGroups []int
 
@@ -154,9 +163,10 @@ type view struct {
 	fts      []ftsState         // by problem
 	solvers  [][]int32          // CTF: by problem, ranked solvers in solve order
 	dirty    []int32            // teams whose row changed in the event being applied
-	rowBuf   []RowChange
+	// unsettled lists the teams whose row is not in place in the indexes yet (see Settle).
+	unsettled []int32
+	rowBuf    []RowChange
 	// scratch of reindexBulk
-	newRank        []int32 // by team
 	moveBuf, idBuf []int32
 	keyBuf         []rankindex.Key
 	mergeIDs       []int32
@@ -201,16 +211,14 @@ type Diff struct {
 	Rows    []RowChange
 }
 
-// RowChange is one row whose content changed. When Moved, its place changed too (its sort key, or whether it
-// is ranked), and OldRank and NewRank say where it was and is (0: not ranked). A row that did not move keeps
-// its place relative to the rows that did not move either; ranks are only worked out for rows that move,
-// which keeps the common judgement (a rejection, a pending count) cheap. In a team view's diff OldRank is 0:
-// the team's client knows where its own row was.
+// RowChange is one row whose content changed. When Moved, its place may have changed too (its sort key, or
+// whether it is ranked); a row that did not move keeps its place relative to the rows that did not move
+// either. Ranks are not part of a diff: working them out for every event would move each row in the indexes
+// once per event rather than once per batch (see Settle); whoever needs a place reads it from the settled
+// board (Row, Place), as the push does once per frame.
 type RowChange struct {
-	TeamID  string
-	Moved   bool
-	OldRank int
-	NewRank int
+	TeamID string
+	Moved  bool
 }
 
 // New returns an empty board. Apply a contest event before anything else.

@@ -243,6 +243,7 @@ func objectID(ev *rankd.Event) string {
 
 // standing returns team t's standing in view vi, as its row shows it (see Row).
 func (b *Board) standing(vi int, t int32) Standing {
+	b.Settle()
 	agg := &b.teams[t].rows[vi]
 	st := Standing{Solved: int(agg.solved), Penalty: agg.penalty, Score: agg.score}
 	if b.views[vi].all.Contains(t) {

@@ -317,7 +317,10 @@ func TestDiffs(t *testing.T) {
 	if jury == nil || len(jury.Rows) != 1 {
 		t.Fatalf("got %+v, want one jury row", ch.Diffs)
 	}
-	if r := jury.Rows[0]; r.TeamID != "t3" || r.OldRank != 3 || r.NewRank != 1 || jury.Seq != jury.BaseSeq+1 {
-		t.Fatalf("got %+v seq %d base %d, want t3 from 3 to 1", r, jury.Seq, jury.BaseSeq)
+	if r := jury.Rows[0]; r.TeamID != "t3" || !r.Moved || jury.Seq != jury.BaseSeq+1 {
+		t.Fatalf("got %+v seq %d base %d, want t3 moved", r, jury.Seq, jury.BaseSeq)
+	}
+	if row, err := b.Row(rankd.JuryView, "t3"); err != nil || row.Rank != 1 {
+		t.Fatalf("t3: got rank %d (%v), want 1", row.Rank, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 // or banned team, an unknown one). With Place, a client that holds a copy of a view can put a changed row
 // where it belongs and work out every rank, without being sent the rows it passed.
 func (b *Board) Place(v rankd.View, teamID string) (pos int, key string, ok bool) {
+	b.Settle()
 	t, found := b.teamIdx[teamID]
 	if !found || !b.teams[t].defined {
 		return 0, "", false

@@ -8,6 +8,7 @@ import (
 // Projected returns team teamID's row in view v (jury or public) as a projection holds it: with the team's
 // name and the groups it is ranked in. ok is false when the team is not ranked in that view.
 func (b *Board) Projected(v rankd.View, teamID string) (r rankd.ProjectedRow, ok bool) {
+	b.Settle()
 	t, found := b.teamIdx[teamID]
 	vi := viewIndex(v.Kind)
 	if !found || !b.teams[t].defined || !b.views[vi].all.Contains(t) {
@@ -18,6 +19,7 @@ func (b *Board) Projected(v rankd.View, teamID string) (r rankd.ProjectedRow, ok
 
 // ProjectedRows returns every ranked row of view v (jury or public), in order.
 func (b *Board) ProjectedRows(v rankd.View) []rankd.ProjectedRow {
+	b.Settle()
 	vi := viewIndex(v.Kind)
 	x := b.views[vi].all
 	rows := make([]rankd.ProjectedRow, 0, x.Len())

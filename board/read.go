@@ -25,6 +25,7 @@ func (b *Board) page(v rankd.View, groupID string, offset, limit int) (rankd.Sta
 	if offset < 0 {
 		return rankd.Standings{}, rankd.Errorf(rankd.EINVALID, "offset must not be negative")
 	}
+	b.Settle()
 	st := rankd.Standings{ContestID: b.contest.ID, View: v, Seq: b.Seq(v), Offset: offset}
 	vi := viewIndex(v.Kind)
 	x := b.views[vi].all
@@ -142,6 +143,7 @@ func (b *Board) Row(v rankd.View, teamID string) (rankd.Row, error) {
 	if !ok || !b.teams[t].defined {
 		return rankd.Row{}, rankd.Errorf(rankd.ENOTFOUND, "unknown team %q", teamID)
 	}
+	b.Settle()
 	if v.Kind == rankd.ViewTeam && v.TeamID == teamID {
 		return b.ownRow(t, b.computeRow(public, t, true), b.teamRank(t)), nil
 	}

@@ -87,6 +87,7 @@ func (b *Board) nextHidden() (t int32, p int, ok bool) {
 	if b.views[public].hideFrom == score.Never {
 		return 0, 0, false
 	}
+	b.Settle()
 	x := b.views[public].all
 	// Bottom-up, a chunk of rows at a time: the index ranges forward only.
 	const chunk = 64

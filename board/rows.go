@@ -40,12 +40,11 @@ func (b *Board) mark(v int, t int32) bool {
 	return true
 }
 
-// markMoved marks team t's row in view v as about to leave its place, capturing its rank first.
+// markMoved marks team t's row in view v as about to leave its place: commit puts it back where it then
+// belongs.
 func (b *Board) markMoved(v int, t int32) {
-	tm := &b.teams[t]
-	if b.mark(v, t) && tm.known[v] != b.epoch {
-		tm.known[v] = b.epoch
-		tm.oldRank[v] = int32(b.rank(v, t))
+	if b.mark(v, t) {
+		b.teams[t].replace[v] = b.epoch
 	}
 }
 
@@ -68,18 +67,19 @@ func (b *Board) rank(v int, t int32) int {
 	return b.views[v].all.Rank(t)
 }
 
-// commit brings the rows marked in this event up to date, moves those whose place changed in the indexes,
-// and numbers and describes the change of each view that changed.
+// commit brings the rows marked in this event up to date and numbers and describes the change of each view
+// that changed. A row whose key changed, and nothing else about its place, is not moved in the indexes now:
+// it joins the view's unsettled rows, which settle puts in place in one pass before the board is read (see
+// Settle). A row that joins or leaves a view, or whose place changes otherwise (a new name, new groups), is
+// placed at once, after settling the others: what mark and later events read of the indexes (who is on a
+// view) stays exact.
 func (b *Board) commit() {
 	for v := range b.views {
 		vw := &b.views[v]
 		if len(vw.dirty) == 0 {
 			continue
 		}
-		// Old ranks first, while every index still holds the old order. A row that alone moves, ranked
-		// before and after and not leaving, learns both ranks from its move instead.
-		var mover int32 = -1
-		moves := 0
+		now := false
 		for _, t := range vw.dirty {
 			tm := &b.teams[t]
 			var agg rowAgg
@@ -90,61 +90,26 @@ func (b *Board) commit() {
 				agg = b.computeRow(v, t, false)
 				tm.acc[v], tm.accOK[v] = agg, true
 			}
-			if agg.key != tm.rows[v].key || tm.known[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
+			if agg.key != tm.rows[v].key || tm.replace[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
 				tm.moved[v] = b.epoch
-				moves++
-				mover = t
+				now = now || tm.replace[v] == b.epoch || !b.ranked(t) || !vw.all.Contains(t)
+				b.unsettle(v, t)
 			}
 			tm.rows[v] = agg
 		}
-		newRank, bulk := 0, false
-		if tm := &b.teams[max(mover, 0)]; moves == 1 && tm.known[v] != b.epoch && tm.leave != b.epoch && b.ranked(mover) && vw.all.Contains(mover) {
-			k := toIndexKey(tm.rows[v].key)
-			old, cur := vw.all.Move(mover, k)
-			tm.oldRank[v], newRank = int32(old), cur
-			for _, g := range tm.groups {
-				b.groupIndex(v, g).Set(mover, k)
-			}
-		} else if moves > 0 && (b.alwaysBulk || moves >= bulkMin && moves*bulkShare >= vw.all.Len()) {
-			mover = -1
-			bulk = true
-			b.reindexBulk(v)
-		} else if moves > 0 {
-			mover = -1
-			for _, t := range vw.dirty {
-				if tm := &b.teams[t]; tm.moved[v] == b.epoch && tm.known[v] != b.epoch {
-					tm.oldRank[v] = int32(b.rank(v, t))
-				}
-			}
+		if now {
 			// Renamed rows leave before any row is placed: placing compares names.
 			for _, t := range vw.dirty {
 				if tm := &b.teams[t]; tm.leave == b.epoch {
 					b.unindexView(v, t, tm.leaveGroups)
 				}
 			}
-			for _, t := range vw.dirty {
-				if b.teams[t].moved[v] == b.epoch {
-					b.reindex(v, t)
-				}
-			}
+			b.settleView(v)
 		}
 		vw.seq++
 		rows := vw.rowBuf[:0]
 		for _, t := range vw.dirty {
-			tm := &b.teams[t]
-			rc := RowChange{TeamID: tm.id}
-			if tm.moved[v] == b.epoch {
-				rc.Moved, rc.OldRank = true, int(tm.oldRank[v])
-				switch {
-				case t == mover:
-					rc.NewRank = newRank
-				case bulk:
-					rc.NewRank = int(vw.newRank[t])
-				default:
-					rc.NewRank = b.rank(v, t)
-				}
-			}
-			rows = append(rows, rc)
+			rows = append(rows, RowChange{TeamID: b.teams[t].id, Moved: b.teams[t].moved[v] == b.epoch})
 		}
 		vw.rowBuf = rows
 		b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.View{Kind: rankd.ViewKind(v)}, Seq: vw.seq, BaseSeq: vw.seq - 1, Rows: rows})
@@ -157,7 +122,7 @@ func (b *Board) commit() {
 		tm := &b.teams[t]
 		if tm.ownDirty == b.epoch && tm.dirty[public] != b.epoch {
 			b.ownSeq[t]++
-			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.id, Moved: true, NewRank: b.teamRank(t)})
+			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.id, Moved: true})
 		}
 	}
 	for i := range b.teamRows {
@@ -167,78 +132,96 @@ func (b *Board) commit() {
 	}
 }
 
-// A view in which at least bulkMin rows and 1/bulkShare of its ranked rows moved in one event (a CTF value
-// changed for thousands of solvers) is reindexed as a whole, in O(n), rather than row by row in O(moves log
-// n) with a far larger constant.
+// unsettle records that team t's row of view v is not where it belongs in the view's indexes.
+func (b *Board) unsettle(v int, t int32) {
+	if tm := &b.teams[t]; !tm.unsettled[v] {
+		tm.unsettled[v] = true
+		b.views[v].unsettled = append(b.views[v].unsettled, t)
+		b.settled.Store(false)
+	}
+}
+
+// Settle puts every row in its place in the indexes of its views. Apply leaves rows whose key changed where
+// they were (see commit), so that a batch of events moves each row once, not once per event: the owner of a
+// board calls Settle after applying a batch, before readers come. The read methods settle too, so a board
+// read by one goroutine needs no call; boards read concurrently must be settled by their writer first, since
+// settling writes.
+func (b *Board) Settle() {
+	if b.settled.Load() {
+		return
+	}
+	b.settleMu.Lock()
+	defer b.settleMu.Unlock()
+	if b.settled.Load() {
+		return
+	}
+	for v := range b.views {
+		b.settleView(v)
+	}
+	b.settled.Store(true)
+}
+
+// settleView puts the unsettled rows of view v in their places: one by one in O(log n) each, or, when many
+// moved, the whole view at once in O(n) (a CTF value changed for thousands of solvers, a batch of a whole
+// contest).
+func (b *Board) settleView(v int) {
+	vw := &b.views[v]
+	if len(vw.unsettled) == 0 {
+		return
+	}
+	if b.alwaysBulk || len(vw.unsettled) >= bulkMin && len(vw.unsettled)*bulkShare >= vw.all.Len() {
+		b.reindexBulk(v)
+	} else {
+		for _, t := range vw.unsettled {
+			b.reindex(v, t)
+		}
+	}
+	for _, t := range vw.unsettled {
+		b.teams[t].unsettled[v] = false
+	}
+	vw.unsettled = vw.unsettled[:0]
+}
+
+// A view in which at least bulkMin rows and 1/bulkShare of its ranked rows are unsettled is reindexed as a
+// whole, in O(n), rather than row by row in O(moves log n) with a far larger constant.
 const (
 	bulkMin   = 64
 	bulkShare = 16
 )
 
-// reindexBulk puts every row of view v that moved in this event where it now belongs, in every index of the
-// view at once: one walk of the old order reads the old ranks and keeps the rows that did not move, the
-// moved rows are sorted and merged in, and the merged order is loaded into the view's index and its group
-// indexes. New ranks go to vw.newRank.
+// reindexBulk puts every unsettled row of view v where it now belongs, in every index of the view at once:
+// one walk of the old order keeps the rows that stay, the unsettled ranked rows are sorted and merged in,
+// and the merged order is loaded into the view's index and its group indexes.
 func (b *Board) reindexBulk(v int) {
 	vw := &b.views[v]
-	if len(vw.newRank) < len(b.teams) {
-		vw.newRank = make([]int32, len(b.teams))
-	}
 	moved := vw.moveBuf[:0]
 	keepIDs, keepKeys := vw.idBuf[:0], vw.keyBuf[:0]
-	vw.all.Range(0, -1, func(t int32, k rankindex.Key, rank int) bool {
-		if tm := &b.teams[t]; tm.moved[v] == b.epoch {
-			if tm.known[v] != b.epoch {
-				tm.oldRank[v] = int32(rank)
-			}
-			if b.ranked(t) {
-				moved = append(moved, t)
-			}
-		} else {
+	vw.all.Range(0, -1, func(t int32, k rankindex.Key, _ int) bool {
+		if !b.teams[t].unsettled[v] {
 			keepIDs, keepKeys = append(keepIDs, t), append(keepKeys, k)
 		}
 		return true
 	})
-	for _, t := range vw.dirty {
-		tm := &b.teams[t]
-		if tm.moved[v] != b.epoch {
-			continue
-		}
-		vw.newRank[t] = 0
-		if !vw.all.Contains(t) { // joining the view, or staying off it
-			tm.oldRank[v] = 0
-			if b.ranked(t) {
-				moved = append(moved, t)
-			}
+	for _, t := range vw.unsettled {
+		if b.ranked(t) {
+			moved = append(moved, t)
 		}
 	}
-	// Moved rows, taken in their old order, often keep it among themselves (CTF solvers whose value changed):
-	// sorting them then costs little more than one pass.
+	// Moved rows, in the order they first moved, often keep their order among themselves (CTF solvers whose
+	// value changed): sorting them then costs little more than one pass.
 	cmp := func(x, y int32) int { return b.rowCmp(v, x, toIndexKey(b.teams[x].rows[v].key), y) }
 	slices.SortFunc(moved, cmp)
 
 	ids, keys := vw.mergeIDs[:0], vw.mergeKeys[:0]
 	i, j := 0, 0
-	var prev rankindex.Key
-	rank := 0
 	for i < len(keepIDs) || j < len(moved) {
-		var t int32
-		var k rankindex.Key
 		if j == len(moved) || i < len(keepIDs) && b.rowCmp(v, keepIDs[i], keepKeys[i], moved[j]) < 0 {
-			t, k = keepIDs[i], keepKeys[i]
+			ids, keys = append(ids, keepIDs[i]), append(keys, keepKeys[i])
 			i++
 		} else {
-			t = moved[j]
-			k = toIndexKey(b.teams[t].rows[v].key)
+			ids, keys = append(ids, moved[j]), append(keys, toIndexKey(b.teams[moved[j]].rows[v].key))
 			j++
 		}
-		if len(ids) == 0 || k != prev {
-			prev, rank = k, len(ids)+1
-		}
-		if b.teams[t].moved[v] == b.epoch {
-			vw.newRank[t] = int32(rank)
-		}
-		ids, keys = append(ids, t), append(keys, k)
 	}
 	vw.all.Load(ids, keys)
 

@@ -180,6 +180,8 @@ type Public struct {
 
 // publish makes the board's public facts readable without the lock; it runs with the lock held.
 func (c *contest) publish() {
+	// Settled here, by the writer, once per batch: readers then find every row in place.
+	c.board.Settle()
 	c.public.Store(&Public{Seq: c.board.Seq(rankd.PublicView), Contest: c.board.Contest(), State: c.board.State()})
 }
 

@@ -245,7 +245,7 @@ func TestGenAndBench(t *testing.T) {
 	if err := json.Unmarshal([]byte(last), &res); err != nil {
 		t.Fatalf("last line is not JSON: %q: %v", last, err)
 	}
-	for _, k := range []string{"events", "parse_seconds", "apply_seconds", "apply_events_per_sec", "ns_per_event", "allocs_per_event", "bytes_per_submission"} {
+	for _, k := range []string{"events", "parse_seconds", "apply_seconds", "cold_apply_seconds", "batch", "apply_events_per_sec", "ns_per_event", "allocs_per_event", "bytes_per_submission"} {
 		if _, ok := res[k]; !ok {
 			t.Errorf("bench JSON lacks %q", k)
 		}
