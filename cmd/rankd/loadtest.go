@@ -235,11 +235,17 @@ func loadIngest(ctx context.Context, client *http.Client, base, token, path stri
 		if err != nil {
 			return err
 		}
-		var out struct{ Accepted, Duplicates, Rejected int }
-		err = json.NewDecoder(resp.Body).Decode(&out)
+		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("ingest: status %d: %v", resp.StatusCode, err)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("ingest: status %d: %.200s", resp.StatusCode, body)
+		}
+		var out struct{ Accepted, Duplicates, Rejected int }
+		if err := json.Unmarshal(body, &out); err != nil {
+			return fmt.Errorf("ingest: %w", err)
 		}
 		lat = append(lat, time.Since(t))
 		res.Requests++
