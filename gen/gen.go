@@ -220,7 +220,15 @@ type team struct {
 	activity int64
 	ready    int // cells ready to submit
 	solved   int // cells solved
+	// lang is what the team submits in: a CCS submission names its language (and, for Java, its entry
+	// point). Taken from the team's index rather than drawn, so the feed of a seed stays as it was.
+	lang *language
 }
+
+type language struct{ id, entryPoint string }
+
+// languages is a mix as contests see it: mostly C++, then Python and Java.
+var languages = []language{{"cpp", ""}, {"python3", ""}, {"cpp", ""}, {"java", "Main"}, {"cpp", ""}, {"python3", ""}, {"c", ""}, {"cpp", ""}}
 
 type cellStatus uint8
 
@@ -430,7 +438,7 @@ func (g *generator) teamsOf(orgs []rankd.Organization, groupIDs [][]string) erro
 			Hidden: i >= n-g.cfg.HiddenTeams,
 		}
 		skill := skillOf(r.Float64())
-		g.teams[i] = team{id: id, skill: skill, activity: 2 + int64(8*skill)}
+		g.teams[i] = team{id: id, skill: skill, activity: 2 + int64(8*skill), lang: &languages[i%len(languages)]}
 		if err := g.emit(rankd.Event{Type: rankd.EventTeam, ID: id, Team: &t}); err != nil {
 			return err
 		}

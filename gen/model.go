@@ -174,7 +174,7 @@ func (g *generator) submit(t time.Duration) error {
 		}
 	}
 	id := g.subIDs.next()
-	g.sub = rankd.Submission{ID: id, TeamID: tm.id, ProblemID: p.id, Time: t}
+	g.sub = rankd.Submission{ID: id, TeamID: tm.id, ProblemID: p.id, LanguageID: tm.lang.id, EntryPoint: tm.lang.entryPoint, Time: t}
 	if err := g.emit(rankd.Event{Type: rankd.EventSubmission, ID: id, Submission: &g.sub}); err != nil {
 		return err
 	}

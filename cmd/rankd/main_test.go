@@ -253,11 +253,20 @@ func TestGenAndBench(t *testing.T) {
 	if res["events"].(float64) < 2000 || res["skipped"].(float64) != 0 {
 		t.Errorf("got %v judgements applied and %v skipped, want at least 2000 and none", res["events"], res["skipped"])
 	}
-	// Every rules kind generates a feed whose CCS scoreboard validates.
+	// Every rules kind generates a feed each line of which validates as a CCS event, and whose CCS
+	// scoreboard validates.
 	v := ccstest.SchemaValidator(t, "scoreboard.json")
+	lines := ccstest.SchemaValidator(t, "event-feed.json")
 	for _, rules := range []string{"icpc", "oi", "ioi", "ctf"} {
 		p := filepath.Join(t.TempDir(), rules+".ndjson")
 		MustRun(t, "gen", "--rules", rules, "--teams", "20", "--submissions", "300", "--out", p)
+		feed, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(feed), []byte("\n")) {
+			lines.Validate(t, line)
+		}
 		v.Validate(t, []byte(MustRun(t, "standings", "--feed", p, "--format", "ccs")))
 	}
 }
