@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -310,17 +308,17 @@ func TestUnavailable(t *testing.T) {
 
 	t.Run("running", func(t *testing.T) {
 		u := pgtest.MustSchema(t)
-		p := newProxy(t, u)
-		db := MustOpen(t, p.url)
+		p := pgtest.MustProxy(t, u)
+		db := MustOpen(t, p.URL)
 		storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventJudgement, "j1", "a"))
 
-		p.stop()
+		p.Cut()
 		_, err := db.Append(ctx, "c1", []rankd.LogEntry{storetest.Entry(rankd.EventJudgement, "j2", "b")}, nil)
 		checkUnavailable(t, err)
 		_, err = db.Contests(ctx)
 		checkUnavailable(t, err)
 
-		p.start()
+		p.Restore()
 		res := storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventJudgement, "j3", "c"))
 		if res[0].Pos != 2 {
 			t.Errorf("Append after the server came back: got pos %d, want 2", res[0].Pos)
@@ -337,81 +335,6 @@ func checkUnavailable(t *testing.T, err error) {
 	if msg := rankd.ErrorMessage(err); msg != "the database is unavailable" {
 		t.Errorf("got message %q, want one without the driver's words", msg)
 	}
-}
-
-// proxy forwards TCP connections to the test server, and can be stopped (every connection cut, new ones
-// refused) and started again on the same address: a server going away and coming back.
-type proxy struct {
-	tb     testing.TB
-	target string
-	addr   string
-	url    string
-
-	mu    sync.Mutex
-	l     net.Listener
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func newProxy(tb testing.TB, u string) *proxy {
-	tb.Helper()
-	p := &proxy{tb: tb}
-	pu, err := url.Parse(u)
-	if err != nil || pu.Host == "" {
-		tb.Skipf("%s is not a postgres:// URL with a host: cannot put a proxy in front of it", pgtest.EnvURL)
-	}
-	p.target = pu.Host
-	p.start()
-	pu.Host = p.addr
-	p.url = pu.String()
-	tb.Cleanup(p.stop)
-	return p
-}
-
-func (p *proxy) start() {
-	addr := p.addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		p.tb.Fatalf("proxy: %v", err)
-	}
-	p.mu.Lock()
-	p.l, p.addr = l, l.Addr().String()
-	p.mu.Unlock()
-	p.wg.Go(func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	})
-}
-
-func (p *proxy) stop() {
-	p.mu.Lock()
-	if p.l != nil {
-		p.l.Close()
-		p.l = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
 }
 
 // TestReplayWhileAppending: Replay reads a snapshot: entries appended while it runs are not seen, and what it

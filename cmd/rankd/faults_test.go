@@ -7,12 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,73 +195,10 @@ func TestServeSurvivesRedisLoss(t *testing.T) {
 	}
 }
 
-// pgProxy stands between rankd and PostgreSQL, and can cut the line: connections are closed and new ones
-// refused until it is restored, as when the database is down.
-type pgProxy struct {
-	ln     net.Listener
-	target string
-	up     atomic.Bool
-	mu     sync.Mutex
-	conns  []net.Conn
-}
-
-func MustProxy(tb testing.TB, target string) *pgProxy {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &pgProxy{ln: ln, target: target}
-	p.up.Store(true)
-	go p.serve()
-	tb.Cleanup(func() { ln.Close(); p.cut() })
-	return p
-}
-
-func (p *pgProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		if !p.up.Load() {
-			c.Close()
-			continue
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		go func() { _, _ = io.Copy(s, c); s.Close() }()
-		go func() { _, _ = io.Copy(c, s); c.Close() }()
-	}
-}
-
-func (p *pgProxy) cut() {
-	p.up.Store(false)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *pgProxy) restore() { p.up.Store(true) }
-
 // PostgreSQL unreachable for a while: ingest answers 503 meanwhile, the judge's retries succeed once it is
 // back, and nothing is lost or doubled.
 func TestServeSurvivesPostgresOutage(t *testing.T) {
-	pg, err := url.Parse(pgtest.MustSchema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := MustProxy(t, pg.Host)
-	pg.Host = proxy.ln.Addr().String()
+	proxy := pgtest.MustProxy(t, pgtest.MustSchema(t))
 	redis := MustStartRedis(t)
 	cfg := gen.Config{Seed: 4, ContestID: "outage", Teams: 50, Problems: 6, Submissions: 1500}.WithDefaults()
 	data, _ := genFeed(t, cfg)
@@ -271,13 +206,13 @@ func TestServeSurvivesPostgresOutage(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	node := StartRankd(t, t.TempDir(), "--postgres", pg.String(), "--redis", redis.URL())
+	node := StartRankd(t, t.TempDir(), "--postgres", proxy.URL, "--redis", redis.URL())
 	batches := splitLines(data, 50)
 	refused := 0
 	for i, b := range batches {
 		if i == len(batches)/2 {
-			proxy.cut()
-			time.AfterFunc(2*time.Second, proxy.restore)
+			proxy.Cut()
+			time.AfterFunc(2*time.Second, proxy.Restore)
 		}
 		for try := 0; ; try++ {
 			_, err := postFeed(node.URL, cfg.ContestID, b)
