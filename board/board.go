@@ -65,6 +65,13 @@ type Board struct {
 	subStr   map[string]uint32
 	subtasks map[uint64][]float64 // IOI subtask scores by submission id key
 
+	// Judgements (see judgements.go): which submission each judges, by judgement id key (numeric ids in
+	// judDense, as the submission's number plus one; the rest in judStr), and the judgements that do not
+	// count, by submission id key.
+	judDense []uint32
+	judStr   map[uint64]string
+	older    map[uint64][]judgement
+
 	cells     []cell  // team-major: cells[team*len(problems)+problem]
 	subChunks [][]sub // the submission arena (subs.go)
 

@@ -12,8 +12,8 @@ import (
 )
 
 // checkpointVersion is bumped whenever the checkpoint layout changes; Restore refuses other versions.
-// Version 2 added the reveal steps.
-const checkpointVersion = 2
+// Version 2 added the reveal steps, version 3 the judgements that do not count.
+const checkpointVersion = 3
 
 // snapshot is what a checkpoint holds: every object and submission, with each submission's counting
 // judgement, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it. It has
@@ -47,6 +47,14 @@ type snapshot struct {
 	SubScore  []float64
 	SubtaskOf []uint64    // submission id keys with IOI subtask scores
 	Subtasks  [][]float64 // their scores
+
+	// The judgements that do not count, kept aside (judgements.go): by position of their submission.
+	OlderAt       []uint32
+	OlderID       []uint64
+	OlderStart    []int64
+	OlderJType    []uint8
+	OlderScore    []float64
+	OlderSubtasks [][]float64
 
 	// The cells the reveal steps revealed, in step order: team and problem indexes.
 	RevealTeam []int32
@@ -109,6 +117,9 @@ func (b *Board) Checkpoint() ([]byte, error) {
 			}
 			s.SubID, s.SubTime, s.SubTeam, s.SubProb = append(s.SubID, r.id), append(s.SubTime, r.time), append(s.SubTeam, int32(ci/np)), append(s.SubProb, uint16(ci%np))
 			s.SubJType, s.SubJStart, s.SubJID, s.SubScore = append(s.SubJType, r.jtype), append(s.SubJStart, r.jStart), append(s.SubJID, r.jID), append(s.SubScore, r.score)
+			if r.hasOlder {
+				s.addOlder(uint32(len(s.SubID)-1), b.older[r.id])
+			}
 		}
 	}
 	var buf bytes.Buffer
@@ -131,7 +142,8 @@ func Restore(data []byte) (*Board, error) {
 	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||
 		len(s.Deleted) != len(s.Problems) || len(s.GroupDef) != len(s.Groups) ||
 		len(s.TeamDef) != len(s.Teams) || len(s.StrAt) != len(s.StrIDs) || len(s.SubtaskOf) != len(s.Subtasks) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) ||
-		len(s.RevealTeam) != len(s.RevealProb) {
+		len(s.RevealTeam) != len(s.RevealProb) ||
+		len(s.OlderID) != len(s.OlderAt) || len(s.OlderStart) != len(s.OlderAt) || len(s.OlderJType) != len(s.OlderAt) || len(s.OlderScore) != len(s.OlderAt) || len(s.OlderSubtasks) != len(s.OlderAt) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint")
 	}
 	if err := s.unique(); err != nil {
@@ -163,6 +175,7 @@ func Restore(data []byte) (*Board, error) {
 		t := b.addTeam(info.ID, info.Name)
 		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
 	}
+	next := 0 // the next judgement kept aside
 	strIDs := make(map[uint32]string, len(s.StrAt))
 	for i, at := range s.StrAt {
 		strIDs[at] = s.StrIDs[i]
@@ -182,6 +195,20 @@ func Restore(data []byte) (*Board, error) {
 		b.stats.Submissions++ // place sizes its dense table by it
 		b.place(id, s.SubID[i], numeric, ci)
 		b.insert(ci, sub{id: s.SubID[i], time: s.SubTime[i], jtype: s.SubJType[i], jStart: s.SubJStart[i], jID: s.SubJID[i], score: s.SubScore[i]})
+		if s.SubJType[i] != 0 {
+			b.setJudgedSub(s.SubJID[i], id, s.SubID[i], numeric)
+		}
+		for ; next < len(s.OlderAt) && s.OlderAt[next] == uint32(i); next++ {
+			if int(s.OlderJType[next]) >= len(b.jtypes) || s.OlderJType[next] == 0 || s.SubJType[i] == 0 {
+				return nil, rankd.Errorf(rankd.EINVALID, "restore: submission %d has an inconsistent judgement", i)
+			}
+			r := b.sub(b.find(&b.cells[ci], s.SubID[i]))
+			b.keepOlder(r, s.SubID[i], judgement{id: s.OlderID[next], start: s.OlderStart[next], jtype: s.OlderJType[next], score: s.OlderScore[next], subtasks: s.OlderSubtasks[next]})
+			b.setJudgedSub(s.OlderID[next], id, s.SubID[i], numeric)
+		}
+	}
+	if next != len(s.OlderAt) {
+		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint: judgements of unknown submissions")
 	}
 	for i, k := range s.SubtaskOf {
 		b.subtasks[k] = s.Subtasks[i]
@@ -211,6 +238,21 @@ func Restore(data []byte) (*Board, error) {
 	b.discard()
 	b.ownSeq, b.stats = s.OwnSeq, s.Stats
 	return b, nil
+}
+
+// addOlder records the judgements kept aside of the submission at position at, in a deterministic order.
+func (s *snapshot) addOlder(at uint32, list []judgement) {
+	list = slices.Clone(list)
+	slices.SortFunc(list, func(x, y judgement) int {
+		if newer(x.start, x.id, y.start, y.id) {
+			return 1
+		}
+		return -1
+	})
+	for _, j := range list {
+		s.OlderAt, s.OlderID, s.OlderStart = append(s.OlderAt, at), append(s.OlderID, j.id), append(s.OlderStart, j.start)
+		s.OlderJType, s.OlderScore, s.OlderSubtasks = append(s.OlderJType, j.jtype), append(s.OlderScore, j.score), append(s.OlderSubtasks, j.subtasks)
+	}
 }
 
 // unique checks that no two objects of a kind share an id: a checkpoint never holds such, a damaged one may.

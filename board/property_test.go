@@ -58,6 +58,9 @@ type logOpts struct {
 	teams      bool // teams redefined: renamed, moved between groups, hidden or shown
 	states     bool // rarely, a state event that thaws or ends the contest
 	bad        bool // events the board must refuse
+	// rejudges: judgements deleted, and judgements sent again for another submission (a later version
+	// replaces the earlier one). Both depend on what came before, so they are barriers for the shuffles.
+	rejudges bool
 }
 
 var (
@@ -215,8 +218,14 @@ func drawLog(t *rapid.T, o logOpts) *genLog {
 		kindState
 		kindBad
 		kindTeam
+		kindJudgeDelete
+		kindJudgeMove
 	)
-	weights := []int{30, 45, 10, 0, 0, 0, 0}
+	weights := []int{30, 45, 10, 0, 0, 0, 0, 0, 0}
+	if o.rejudges {
+		weights[kindJudgeDelete], weights[kindJudgeMove] = 4, 4
+	}
+	var judgementIDs []string
 	if o.bans {
 		weights[kindBan] = 6
 	}
@@ -239,7 +248,7 @@ func drawLog(t *rapid.T, o logOpts) *genLog {
 			r -= weights[kind]
 			kind++
 		}
-		if (kind == kindJudgement && len(subs) == 0) || (kind == kindDuplicate && len(g.entries) == 0) {
+		if (kind == kindJudgement || kind == kindJudgeMove) && len(subs) == 0 || (kind == kindDuplicate && len(g.entries) == 0) {
 			kind = kindSubmission
 		}
 		switch kind {
@@ -262,6 +271,27 @@ func drawLog(t *rapid.T, o logOpts) *genLog {
 				}
 			}
 			g.entries = append(g.entries, logEntry{ev: ev, cell: s.cell, judgement: true, subTime: s.at})
+			judgementIDs = append(judgementIDs, ev.ID)
+		case kindJudgeDelete:
+			id := "no-such-judgement"
+			if len(judgementIDs) > 0 && rapid.Bool().Draw(t, "known judgement") {
+				id = pick(t, "deleted judgement", judgementIDs)
+			}
+			g.entries = append(g.entries, logEntry{ev: rankd.Event{Type: rankd.EventJudgement, ID: id, Delete: true}})
+		case kindJudgeMove:
+			s := subs[draw(t, "rejudged submission", 0, len(subs)-1)]
+			id := newID("j", judgeIDs)
+			if len(judgementIDs) > 0 {
+				id = pick(t, "judgement sent again", judgementIDs)
+			}
+			ev := judgeEv(id, s.id, pick(t, "new verdict", []string{"AC", "WA", "CE", "TLE"}), drawJudgeStart(t))
+			switch o.rules {
+			case rankd.OI, rankd.IOI:
+				ev.Judgement.Score = pick(t, "new score", []float64{0, 10, 60, 100})
+			}
+			// Not marked as a judgement: it may take a verdict the public saw from another submission.
+			g.entries = append(g.entries, logEntry{ev: ev})
+			judgementIDs = append(judgementIDs, id)
 		case kindDuplicate:
 			g.entries = append(g.entries, g.entries[draw(t, "duplicated", 0, len(g.entries)-1)])
 		case kindBan:
@@ -281,7 +311,7 @@ func drawLog(t *rapid.T, o logOpts) *genLog {
 			case 2:
 				e.ev = subEv(id, teams[0], "no-such-problem", time.Minute)
 			case 3:
-				e.ev = rankd.Event{Type: rankd.EventJudgement, ID: id, Delete: true}
+				e.ev = subEv("", teams[0], problems[0].ID, time.Minute) // no id
 			case 4:
 				if len(subs) == 0 {
 					e.ev = judgeEv(id, "no-such-submission", "WA", 0)
@@ -655,7 +685,7 @@ func TestIncrementalEqualsReplay(t *testing.T) {
 	for _, rules := range allRules {
 		t.Run(rules.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				g := drawLog(t, logOpts{rules: rules, hidden: true, bans: true, teams: true, states: true, bad: true})
+				g := drawLog(t, logOpts{rules: rules, hidden: true, bans: true, teams: true, states: true, bad: true, rejudges: true})
 				t.Logf("log:\n%s", logString(g))
 
 				a := newBoard(t, g)
@@ -772,6 +802,7 @@ func naiveICPC(f fataler, g *genLog, hideFrom time.Duration) []naiveRow {
 	}
 	cells := map[string][]*sub{} // by team/problem
 	byID := map[string]*sub{}
+	judgements := map[string]rankd.Judgement{} // by id, as the log leaves them
 	for _, e := range g.entries {
 		switch ev := e.ev; {
 		case e.bad:
@@ -782,12 +813,16 @@ func naiveICPC(f fataler, g *genLog, hideFrom time.Duration) []naiveRow {
 				k := ev.Submission.TeamID + "/" + ev.Submission.ProblemID
 				cells[k] = append(cells[k], s)
 			}
+		case ev.Type == rankd.EventJudgement && ev.Delete:
+			delete(judgements, ev.ID)
 		case ev.Judgement != nil && ev.Judgement.TypeID != "":
-			j := ev.Judgement
-			s, id := byID[j.SubmissionID], num(j.ID)
-			if !s.judged || j.StartTime > s.start || (j.StartTime == s.start && id > s.judgeID) {
-				s.judged, s.start, s.judgeID, s.verdict = true, j.StartTime, id, j.TypeID
-			}
+			judgements[ev.Judgement.ID] = *ev.Judgement // a later version replaces the earlier one
+		}
+	}
+	for _, j := range judgements {
+		s, id := byID[j.SubmissionID], num(j.ID)
+		if !s.judged || j.StartTime > s.start || (j.StartTime == s.start && id > s.judgeID) {
+			s.judged, s.start, s.judgeID, s.verdict = true, j.StartTime, id, j.TypeID
 		}
 	}
 	penalty := int64(g.contest.PenaltyTime / time.Minute)
@@ -891,7 +926,7 @@ func naiveICPC(f fataler, g *genLog, hideFrom time.Duration) []naiveRow {
 // cell from the set of submissions and judgements.
 func TestICPCMatchesNaiveModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		g := drawLog(t, logOpts{rules: rankd.ICPC, numericIDs: true, bad: true})
+		g := drawLog(t, logOpts{rules: rankd.ICPC, numericIDs: true, bad: true, rejudges: true})
 		t.Logf("log:\n%s", logString(g))
 		b := newBoard(t, g)
 		for i := range g.entries {
@@ -946,7 +981,7 @@ func TestSequenceLeaksNothing(t *testing.T) {
 	for _, rules := range allRules {
 		t.Run(rules.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				g := drawLog(t, logOpts{rules: rules, hidden: true, bans: true, teams: true, bad: true})
+				g := drawLog(t, logOpts{rules: rules, hidden: true, bans: true, teams: true, bad: true, rejudges: true})
 				t.Logf("log:\n%s", logString(g))
 				hideFrom := g.contest.FreezeTime()
 				if g.contest.HideUntilEnd && (rules == rankd.OI || rules == rankd.IOI) {
@@ -954,9 +989,25 @@ func TestSequenceLeaksNothing(t *testing.T) {
 				}
 				a := newBoard(t, g)
 				never := newBoard(t, g) // never gets the frozen verdicts
+				// A judgement sent again may take a verdict from another submission: it is frozen only if
+				// the submission it judged (when there was one) is frozen too.
+				subTimes, judgedAt := map[string]time.Duration{}, map[string]time.Duration{}
 				for i := range g.entries {
 					e := &g.entries[i]
 					frozen := e.judgement && e.subTime >= hideFrom
+					if e.bad {
+					} else if j := e.ev.Judgement; j != nil && j.TypeID != "" {
+						if at, ok := judgedAt[j.ID]; ok && at < hideFrom {
+							frozen = false
+						}
+						judgedAt[j.ID] = subTimes[j.SubmissionID]
+					} else if e.ev.Type == rankd.EventJudgement && e.ev.Delete {
+						delete(judgedAt, e.ev.ID)
+					} else if sub := e.ev.Submission; sub != nil {
+						if _, ok := subTimes[sub.ID]; !ok {
+							subTimes[sub.ID] = sub.Time
+						}
+					}
 					before := publicRows(t, a)
 					seq := a.Seq(rankd.PublicView)
 					ch, _ := apply(t, "board", a, e)

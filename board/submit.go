@@ -79,6 +79,7 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		}
 		b.take(old, key)
 		delete(b.subtasks, key)
+		delete(b.older, key)
 		b.place(id, key, numeric, -1)
 		b.stats.Submissions--
 		b.recompute(old)
@@ -160,9 +161,12 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		return err
 	}
 	if ev.Delete {
-		// A deleted judgement would need every judgement of its submission to fall back to; the log keeps
-		// them but the board only the counting one. CCS feeds do not delete judgements; refuse loudly.
-		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: deleting a judgement is not supported; post a new judgement (rejudge)", ev.ID)
+		id := ev.ID
+		if ev.Judgement != nil && ev.Judgement.ID != "" {
+			id = ev.Judgement.ID
+		}
+		b.unjudge(id)
+		return nil
 	}
 	j := ev.Judgement
 	if j.ID == "" {
@@ -189,29 +193,47 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 			return rankd.Errorf(rankd.EINVALID, "judgement %s: negative subtask score", j.ID)
 		}
 	}
+	jid, _ := idKey(j.ID)
+	if prev, ok := b.judgedSub(jid); ok && prev != j.SubmissionID {
+		// The judgement judged another submission before: its new version replaces that one.
+		b.unjudge(j.ID)
+	}
+	b.setJudgedSub(jid, j.SubmissionID, skey, snum)
 	c := &b.cells[ci]
 	at := b.find(c, skey)
 	s := b.sub(at)
-	jid, _ := idKey(j.ID)
-	start := ms(j.StartTime)
-	if s.jtype != 0 {
-		if start < s.jStart || (start == s.jStart && jid < s.jID) {
-			b.stats.Stale++
-			return nil
-		}
-		if start == s.jStart && jid == s.jID && s.jtype == jt && s.score == j.Score &&
-			slices.Equal(b.subtasks[skey], j.SubtaskScores) {
-			b.stats.Stale++
-			return nil
-		}
-	}
+	nj := judgement{id: jid, start: ms(j.StartTime), jtype: jt, score: j.Score}
 	was := b.jtypes[s.jtype].class
-	s.jID, s.jStart, s.jtype, s.score = jid, start, jt, j.Score
-	// Kept whatever the rules: a contest redefined as IOI needs them.
-	if len(j.SubtaskScores) > 0 {
-		b.subtasks[skey] = slices.Clone(j.SubtaskScores)
-	} else {
-		delete(b.subtasks, skey)
+	switch {
+	case s.jtype != 0 && s.jID == jid:
+		if nj.start == s.jStart && s.jtype == jt && s.score == j.Score && slices.Equal(b.subtasks[skey], j.SubtaskScores) {
+			b.stats.Stale++ // a repeat
+			return nil
+		}
+		nj.subtasks = slices.Clone(j.SubtaskScores)
+		if s.hasOlder {
+			// A new version of the counting judgement, which may now start before one kept aside.
+			b.keepOlder(s, skey, nj)
+			b.promote(s, skey)
+		} else {
+			b.count(s, skey, nj)
+		}
+	case s.jtype != 0 && !newer(nj.start, jid, s.jStart, s.jID):
+		// Older than the judgement that counts: kept aside, in case that one goes.
+		nj.subtasks = slices.Clone(j.SubtaskScores)
+		b.keepOlder(s, skey, nj)
+		b.stats.Stale++
+		return nil
+	default:
+		// It counts now; the judgement it replaces (a rejudge) is kept aside.
+		nj.subtasks = slices.Clone(j.SubtaskScores)
+		if s.jtype != 0 {
+			b.keepOlder(s, skey, b.counting(s, skey))
+		}
+		if s.hasOlder {
+			b.dropOlder(s, skey, jid)
+		}
+		b.count(s, skey, nj)
 	}
 	b.stats.Judgements++
 	// A verdict counts only within the contest, and the public view does not see it from hideFrom on: the
@@ -317,5 +339,30 @@ func (b *Board) setCell(ci, v int, subs []score.Sub) {
 		old := c.res[v]
 		c.res[v] = r
 		b.cellChanged(v, t, p, &old, &r)
+	}
+}
+
+// unjudge takes the judgement with the id from the submission it judges (a deletion, or a new version of it
+// that judges another submission): the latest of the submission's other judgements counts instead, or none.
+func (b *Board) unjudge(id string) {
+	jkey, _ := idKey(id)
+	sid, ok := b.judgedSub(jkey)
+	if !ok {
+		return // never judged anything with a verdict: nothing changes
+	}
+	b.forgetJudged(jkey)
+	skey, snum := idKey(sid)
+	ci, ok := b.locateKey(sid, skey, snum)
+	if !ok {
+		return // its submission is gone
+	}
+	s := b.sub(b.find(&b.cells[ci], skey))
+	switch {
+	case s.jtype != 0 && s.jID == jkey:
+		b.promote(s, skey)
+		b.stats.Judgements++
+		b.recompute(ci)
+	case s.hasOlder:
+		b.dropOlder(s, skey, jkey)
 	}
 }

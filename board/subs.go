@@ -30,6 +30,8 @@ type sub struct {
 	score  float64
 	prev   subRef // the cell's submission before this one
 	jtype  uint8  // index into jtypes; 0 when unjudged
+	// hasOlder: the submission has judgements that do not count, kept aside (see judgements.go).
+	hasOlder bool
 }
 
 // sub returns the submission at r, which is not 0, until the next newSub.

@@ -1,0 +1,131 @@
+package board
+
+import (
+	"slices"
+	"strconv"
+)
+
+// A submission counts its latest judgement (by start time, then id), which its sub holds. Its other
+// judgements (older ones, or ones a rejudge replaced) are kept aside, in older, so that when the counting
+// one is deleted, or moves to another submission (CCS: a later version of an object replaces the earlier
+// one), the latest of the rest counts again. Few submissions have any: a rejudge, a judgement sent late.
+// Which submission each judgement judges is recorded too, since a deletion names only the judgement.
+
+// judgement is a judgement of a submission that does not count now.
+type judgement struct {
+	id       uint64 // idKey of the judgement id
+	start    int64  // ms
+	jtype    uint8
+	score    float64
+	subtasks []float64
+}
+
+// newer reports whether judgement (start, id) is later than (start2, id2): the later one counts.
+func newer(start int64, id uint64, start2 int64, id2 uint64) bool {
+	return start > start2 || start == start2 && id > id2
+}
+
+// judgedSub returns the id of the submission the judgement with key jkey judges, if it is known.
+func (b *Board) judgedSub(jkey uint64) (string, bool) {
+	if jkey < uint64(len(b.judDense)) {
+		if n := b.judDense[jkey]; n != 0 {
+			return strconv.FormatUint(uint64(n-1), 10), true
+		}
+	}
+	id, ok := b.judStr[jkey]
+	return id, ok
+}
+
+// setJudgedSub records that the judgement with key jkey judges submission sid (whose key is skey).
+// Numeric judgement ids below a bound proportional to the number of submissions, judging submissions with
+// numeric ids that fit, take 4 bytes in a slice (ids are usually dense counters); the rest a map entry.
+func (b *Board) setJudgedSub(jkey uint64, sid string, skey uint64, snum bool) {
+	dense := snum && skey < 1<<32-1 && jkey&stringIDBit == 0 && jkey < 4*uint64(b.stats.Submissions)+1<<16
+	if dense && jkey >= uint64(len(b.judDense)) {
+		b.judDense = append(b.judDense, make([]uint32, max(jkey+1, 2*uint64(len(b.judDense)))-uint64(len(b.judDense)))...)
+	}
+	if jkey < uint64(len(b.judDense)) {
+		b.judDense[jkey] = 0
+	}
+	delete(b.judStr, jkey)
+	if dense {
+		b.judDense[jkey] = uint32(skey + 1)
+		return
+	}
+	if b.judStr == nil {
+		b.judStr = map[uint64]string{}
+	}
+	b.judStr[jkey] = sid
+}
+
+// forgetJudged forgets which submission the judgement with key jkey judges.
+func (b *Board) forgetJudged(jkey uint64) {
+	if jkey < uint64(len(b.judDense)) {
+		b.judDense[jkey] = 0
+	}
+	delete(b.judStr, jkey)
+}
+
+// keepOlder puts j aside as a judgement of the submission s (with key skey) that does not count, replacing
+// an earlier version of it.
+func (b *Board) keepOlder(s *sub, skey uint64, j judgement) {
+	list := slices.DeleteFunc(b.older[skey], func(o judgement) bool { return o.id == j.id })
+	if b.older == nil {
+		b.older = map[uint64][]judgement{}
+	}
+	b.older[skey] = append(list, j)
+	s.hasOlder = true
+}
+
+// dropOlder removes the judgement with key jkey from those of submission s kept aside, and reports
+// whether it was there.
+func (b *Board) dropOlder(s *sub, skey, jkey uint64) bool {
+	list := b.older[skey]
+	i := slices.IndexFunc(list, func(o judgement) bool { return o.id == jkey })
+	if i < 0 {
+		return false
+	}
+	list = slices.Delete(list, i, i+1)
+	if len(list) == 0 {
+		delete(b.older, skey)
+		s.hasOlder = false
+	} else {
+		b.older[skey] = list
+	}
+	return true
+}
+
+// counting returns submission s's counting judgement as one kept aside.
+func (b *Board) counting(s *sub, skey uint64) judgement {
+	return judgement{id: s.jID, start: s.jStart, jtype: s.jtype, score: s.score, subtasks: b.subtasks[skey]}
+}
+
+// count makes j submission s's counting judgement.
+func (b *Board) count(s *sub, skey uint64, j judgement) {
+	s.jID, s.jStart, s.jtype, s.score = j.id, j.start, j.jtype, j.score
+	// Kept whatever the rules: a contest redefined as IOI needs them.
+	if len(j.subtasks) > 0 {
+		b.subtasks[skey] = j.subtasks
+	} else {
+		delete(b.subtasks, skey)
+	}
+}
+
+// promote makes the latest of the judgements of s kept aside count, or leaves s without a verdict when it
+// has none.
+func (b *Board) promote(s *sub, skey uint64) {
+	list := b.older[skey]
+	if len(list) == 0 {
+		b.count(s, skey, judgement{})
+		return
+	}
+	best := 0
+	for i, o := range list {
+		if newer(o.start, o.id, list[best].start, list[best].id) {
+			best = i
+		}
+	}
+	j := list[best]
+	b.dropOlder(s, skey, j.id)
+	b.count(s, skey, j)
+}
