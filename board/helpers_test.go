@@ -67,6 +67,10 @@ func judgeEv(id, sub, typ string, start time.Duration) rankd.Event {
 	return rankd.Event{Type: rankd.EventJudgement, ID: id, Judgement: &rankd.Judgement{ID: id, SubmissionID: sub, TypeID: typ, StartTime: start}}
 }
 
+func judgeDeleteEv(id string) rankd.Event {
+	return rankd.Event{Type: rankd.EventJudgement, ID: id, Delete: true}
+}
+
 func scoreEv(id, sub string, start time.Duration, score float64, subtasks ...float64) rankd.Event {
 	ev := judgeEv(id, sub, "WA", start)
 	if score == 100 {

@@ -54,6 +54,20 @@ func TestICPCCell(t *testing.T) {
 			rankd.Cell{Solved: true, Judged: 1, Pending: 1, Time: m(20), Penalty: 20, FirstToSolve: false}},
 		{"out of order submissions", cat(submit("2", "t1", "a", m(20), "AC"), submit("1", "t1", "a", m(10), "WA")),
 			rankd.Cell{Solved: true, Judged: 2, Time: m(20), Penalty: 40}},
+		{"deleted judgement: pending again", cat(submit("1", "t1", "a", m(10), "AC"), []rankd.Event{judgeDeleteEv("j1")}),
+			rankd.Cell{Pending: 1}},
+		{"deleted rejudge: the judgement before counts again", cat(submit("1", "t1", "a", m(10), "AC"), []rankd.Event{judgeEv("j9", "1", "WA", m(60)), judgeDeleteEv("j9")}),
+			rankd.Cell{Solved: true, Judged: 1, Time: m(10), Penalty: 10}},
+		{"deleted older judgement: nothing changes", []rankd.Event{subEv("1", "t1", "a", m(10)), judgeEv("j2", "1", "WA", m(60)), judgeEv("j1", "1", "AC", m(11)), judgeDeleteEv("j1")},
+			rankd.Cell{Judged: 1}},
+		{"deleted then the older one late: it counts", []rankd.Event{subEv("1", "t1", "a", m(10)), judgeEv("j2", "1", "WA", m(60)), judgeDeleteEv("j2"), judgeEv("j1", "1", "AC", m(11))},
+			rankd.Cell{Solved: true, Judged: 1, Time: m(10), Penalty: 10}},
+		{"unknown judgement deleted: nothing changes", cat(submit("1", "t1", "a", m(10), "WA"), []rankd.Event{judgeDeleteEv("j404")}),
+			rankd.Cell{Judged: 1}},
+		{"judgement sent again for another submission leaves the first", cat(submit("1", "t1", "a", m(10), "AC"), []rankd.Event{subEv("2", "t1", "a", m(20)), judgeEv("j1", "2", "WA", m(21))}),
+			rankd.Cell{Judged: 1, Pending: 1}},
+		{"counting judgement moved back to an earlier start", []rankd.Event{subEv("1", "t1", "a", m(10)), judgeEv("j1", "1", "AC", m(11)), judgeEv("j2", "1", "WA", m(60)), judgeEv("j2", "1", "WA", m(5))},
+			rankd.Cell{Solved: true, Judged: 1, Time: m(10), Penalty: 10}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := MustBoard(t, icpcSetup("t1", "t2"), tt.evs)
