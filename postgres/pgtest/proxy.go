@@ -39,7 +39,7 @@ func MustProxy(tb testing.TB, u string) *Proxy {
 	p.URL = pu.String()
 	p.up.Store(true)
 	go p.serve()
-	tb.Cleanup(func() { ln.Close(); p.Cut() })
+	tb.Cleanup(func() { _ = ln.Close(); p.Cut() })
 	return p
 }
 
@@ -50,19 +50,19 @@ func (p *Proxy) serve() {
 			return
 		}
 		if !p.up.Load() {
-			c.Close()
+			_ = c.Close()
 			continue
 		}
 		s, err := net.Dial("tcp", p.target)
 		if err != nil {
-			c.Close()
+			_ = c.Close()
 			continue
 		}
 		p.mu.Lock()
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		go func() { _, _ = io.Copy(s, c); s.Close() }()
-		go func() { _, _ = io.Copy(c, s); c.Close() }()
+		go func() { _, _ = io.Copy(s, c); _ = s.Close() }()
+		go func() { _, _ = io.Copy(c, s); _ = c.Close() }()
 	}
 }
 
@@ -72,7 +72,7 @@ func (p *Proxy) Cut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range p.conns {
-		c.Close()
+		_ = c.Close()
 	}
 	p.conns = nil
 }
