@@ -1,7 +1,7 @@
 package board
 
 import (
-	"cmp"
+	"container/heap"
 	"math"
 	"slices"
 	"time"
@@ -30,10 +30,10 @@ type Series struct {
 	Points []Point
 }
 
-// History works out the standings of teams over a contest from its log, in one replay, such that a
+// History works out the standings of teams over a contest from its log, in two reads of it, such that a
 // team's standing at any contest time t (in whole milliseconds) is its row on the board of that moment: the
 // board that replaying the log through ApplyAsOf(ev, t, start) builds. Give it the log in order with Add,
-// then ask for Series.
+// then ask for Series, which reads the log again.
 //
 // Each event is applied from the moment it became known (see AsOf): definitions, deletions and the
 // contest's state without its steps before the start, a submission from just after its contest time, a
@@ -41,14 +41,22 @@ type Series struct {
 // ties in log order. Since a cell is a function of its submissions and their latest judgements, whatever
 // the order they came in, the board after the events known at t equals the board that replays the log
 // through AsOf(t). Versions of one object are where the order matters, and a version is applied only when
-// a replay would let it count among the versions then known: a submission's latest version in the log
-// (or its deletion); a judgement's version with the latest start, the latest in the log among equals.
-// The contest's state at t is the latest state of the log without the steps after t, as in a replay.
+// a replay would let it count among the versions then known: the latest in the log, of a submission or a
+// judgement (a deletion too). The contest's state at t is the latest state of the log without the steps
+// after t, as in a replay.
+//
+// No copy of the log is kept. The first read notes when each event becomes known (8 bytes an event, and
+// the submissions' times); the second applies the events in that order as it reads them, holding back only
+// those that come in the log before an event known earlier: few, since a log mostly comes in the order
+// things happen.
 type History struct {
 	start time.Time
-	evs   []timedEvent
-	// subKnown is when the submissions seen so far became known (their earliest version), by id.
-	subKnown map[string]time.Duration
+	first int64           // the position of the first event added
+	known []time.Duration // by position from first: from when the event is known; never for a state event
+	// subKnown is when the submissions seen so far became known (their earliest version), by idKey.
+	subKnown map[uint64]time.Duration
+	tracked  int         // how many versions Series keeps track of (see objectOf)
+	maxID    [2]uint64   // the largest numeric id of the objects of each kind tracked
 	state    *timedEvent // the latest state event
 }
 
@@ -59,76 +67,138 @@ type timedEvent struct {
 	ev    rankd.Event
 }
 
-// always is the moment of what is known from the beginning.
-const always = time.Duration(math.MinInt64)
+// The moments of what is known from the beginning, and of what is not applied.
+const (
+	always = time.Duration(math.MinInt64)
+	never  = time.Duration(math.MaxInt64)
+)
 
 // NewHistory returns a History of a contest that started at start (Board.Start).
 func NewHistory(start time.Time) *History {
-	return &History{start: start, subKnown: map[string]time.Duration{}}
+	return &History{start: start, subKnown: map[uint64]time.Duration{}}
 }
 
-// Add takes the next event of the log, at position pos; the event is copied.
+// Add takes the next event of the log, at position pos: the events of a log, in order, at consecutive
+// positions. Only the latest state event is copied.
 func (h *History) Add(pos int64, ev *rankd.Event) {
-	te := timedEvent{known: always, pos: pos, ev: ev.Clone()}
+	if len(h.known) == 0 {
+		h.first = pos
+	}
+	known := always
 	switch {
 	case ev.Type == rankd.EventState:
-		// Only the latest state counts (a deletion too): see events.
-		h.state = &te
+		// Only the latest state counts (a deletion too), at each of its steps: see steps.
+		h.state = &timedEvent{known: always, pos: pos, ev: ev.Clone()}
+		h.known = append(h.known, never)
 		return
 	case ev.Delete:
 	case ev.Type == rankd.EventSubmission:
-		te.known = ev.Submission.Time + 1 // known at t when made before t
-		if k, ok := h.subKnown[objectID(ev)]; !ok || te.known < k {
-			h.subKnown[objectID(ev)] = te.known
+		known = ev.Submission.Time + 1 // known at t when made before t
+		id, _ := idKey(objectID(ev))
+		if k, ok := h.subKnown[id]; !ok || known < k {
+			h.subKnown[id] = known
 		}
 	case ev.Type == rankd.EventReveal && ev.Reveal != nil:
-		te.known = ev.Reveal.Time
+		known = ev.Reveal.Time
 	case ev.Type == rankd.EventJudgement:
-		te.known = ev.Judgement.KnownAt()
-		if k, ok := h.subKnown[ev.Judgement.SubmissionID]; ok && k > te.known {
-			te.known = k // it counts once its submission is known
+		known = ev.Judgement.KnownAt()
+		sub, _ := idKey(ev.Judgement.SubmissionID)
+		if k, ok := h.subKnown[sub]; ok && k > known {
+			known = k // it counts once its submission is known
 		}
 	}
-	te.known = ceilMS(te.known)
-	h.evs = append(h.evs, te)
+	if o, numeric, ok := objectOf(ev); ok {
+		h.tracked++
+		if numeric {
+			h.maxID[o.kind] = max(h.maxID[o.kind], o.id)
+		}
+	}
+	h.known = append(h.known, ceilMS(known))
+}
+
+// object is a submission (kind 0) or a judgement (kind 1), by idKey.
+type object struct {
+	kind int
+	id   uint64
+}
+
+// objectOf returns the object whose versions Series keeps track of that ev is a version of, if any: a
+// submission, or a judgement with a verdict (one without changes nothing, whenever it comes), or the
+// deletion of either; and whether its id is numeric.
+func objectOf(ev *rankd.Event) (o object, numeric, ok bool) {
+	switch {
+	case ev.Type == rankd.EventSubmission:
+	case ev.Type == rankd.EventJudgement && (ev.Delete || ev.Judgement.TypeID != ""):
+		o.kind = 1
+	default:
+		return o, false, false
+	}
+	o.id, numeric = idKey(objectID(ev))
+	return o, numeric, true
+}
+
+// versions are the positions in the log of the versions of the objects on the board (0: none): by id in a
+// table for the numeric ids (which feeds mostly give, counting from 1), in a map for the others.
+type versions struct {
+	dense [2][]int64
+	other map[object]int64
+}
+
+// newVersions returns the versions of h's objects, none yet.
+func (h *History) newVersions() *versions {
+	vs := &versions{other: map[object]int64{}}
+	for kind, n := range h.maxID {
+		if n < uint64(4*h.tracked+1024) { // not when a few large ids would make the table mostly empty
+			vs.dense[kind] = make([]int64, n+1)
+		}
+	}
+	return vs
+}
+
+// get returns the position of object o's version.
+func (vs *versions) get(o object, numeric bool) int64 {
+	if numeric && o.id < uint64(len(vs.dense[o.kind])) {
+		return vs.dense[o.kind][o.id]
+	}
+	return vs.other[o]
+}
+
+// set sets the position of object o's version.
+func (vs *versions) set(o object, numeric bool, v int64) {
+	if numeric && o.id < uint64(len(vs.dense[o.kind])) {
+		vs.dense[o.kind][o.id] = v
+		return
+	}
+	vs.other[o] = v
 }
 
 // Grow makes room for n more events.
-func (h *History) Grow(n int) { h.evs = slices.Grow(h.evs, n) }
+func (h *History) Grow(n int) { h.known = slices.Grow(h.known, n) }
 
-// events returns the events in the order they become known, each with the millisecond from which it is
-// known (math.MinInt64: always), the contest's state once for each of its steps; ties in log order.
-func (h *History) events() []*timedEvent {
-	order := make([]*timedEvent, 0, len(h.evs)+8)
-	for i := range h.evs {
-		order = append(order, &h.evs[i])
+// steps returns the latest state event once for each of its steps, each known from the step's time
+// (math.MinInt64: always), at the state event's position.
+func (h *History) steps() []*timedEvent {
+	if h.state == nil {
+		return nil
 	}
-	if h.state != nil {
-		st := *h.state
-		if st.ev.Delete || st.ev.State == nil {
-			order = append(order, &st)
-		} else {
-			s := st.ev.State
-			steps := []time.Duration{always}
-			for _, f := range []*time.Time{s.Started, s.Frozen, s.Ended, s.Thawed, s.Finalized, s.EndOfUpdates} {
-				if f != nil {
-					steps = append(steps, f.Sub(h.start))
-				}
-			}
-			slices.Sort(steps)
-			for _, at := range slices.Compact(steps) {
-				ev, _ := AsOf(st.ev, at, h.start)
-				order = append(order, &timedEvent{known: ceilMS(at), pos: st.pos, ev: ev})
-			}
+	st := h.state
+	if st.ev.Delete || st.ev.State == nil {
+		return []*timedEvent{st}
+	}
+	s := st.ev.State
+	steps := []time.Duration{always}
+	for _, f := range []*time.Time{s.Started, s.Frozen, s.Ended, s.Thawed, s.Finalized, s.EndOfUpdates} {
+		if f != nil {
+			steps = append(steps, f.Sub(h.start))
 		}
 	}
-	slices.SortStableFunc(order, func(x, y *timedEvent) int {
-		if c := cmp.Compare(x.known, y.known); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.pos, y.pos)
-	})
-	return order
+	slices.Sort(steps)
+	var out []*timedEvent
+	for _, at := range slices.Compact(steps) {
+		ev, _ := AsOf(st.ev, at, h.start)
+		out = append(out, &timedEvent{known: ceilMS(at), pos: st.pos, ev: ev})
+	}
+	return out
 }
 
 // ceilMS rounds a contest time up to the millisecond: the first whole millisecond from which an event is
@@ -144,44 +214,42 @@ func ceilMS(d time.Duration) time.Duration {
 	return m * time.Millisecond
 }
 
+// held is the events held back, earliest known first, ties in log order: a heap.
+type held []*timedEvent
+
+func (q held) Len() int { return len(q) }
+func (q held) Less(i, j int) bool {
+	return q[i].known < q[j].known || q[i].known == q[j].known && q[i].pos < q[j].pos
+}
+func (q held) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *held) Push(x any)   { *q = append(*q, x.(*timedEvent)) }
+func (q *held) Pop() any {
+	old := *q
+	te := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	return te
+}
+
 // Series returns the standings of the teams in view v (public or jury) over the contest: a first point at
-// time 0, then one each time a team's standing changed. A team unknown, or not on the public board in the
-// public view, is an ENOTFOUND error.
-func (h *History) Series(v rankd.View, teamIDs []string) ([]Series, error) {
+// time 0, then one each time a team's standing changed. replay reads the log that Add was given again: it
+// calls fn with each event in order, with its position, and stops at fn's first error, returning it; fn
+// keeps no event. A team unknown, or not on the public board in the public view, is an ENOTFOUND error.
+func (h *History) Series(v rankd.View, teamIDs []string, replay func(fn func(pos int64, ev *rankd.Event) error) error) ([]Series, error) {
 	if v.Kind == rankd.ViewTeam {
 		return nil, rankd.Errorf(rankd.EINVALID, "the history is of the public or the jury view")
 	}
 	vi := viewIndex(v.Kind)
-	evs := h.events()
 	b := New()
-	// The version of each submission and judgement on the board: for a judgement its start, and the
-	// position of its event in the log.
-	type version struct {
-		start int64 // ms, as the board compares judgements
-		pos   int64
-	}
-	type object struct {
-		typ rankd.EventType
-		id  string
-	}
-	applied := map[object]version{}
-	apply := func(te *timedEvent) bool {
-		var key object
-		at := version{pos: te.pos}
-		switch ev := &te.ev; {
-		case ev.Type == rankd.EventSubmission:
-			key = object{ev.Type, objectID(ev)}
-		case ev.Type == rankd.EventJudgement && !ev.Delete && ev.Judgement.TypeID != "":
-			// One without a verdict changes nothing, whenever it comes.
-			key, at.start = object{ev.Type, objectID(ev)}, ms(ev.Judgement.StartTime)
-		}
-		if key.typ != 0 {
-			if v, ok := applied[key]; ok && (at.start < v.start || (at.start == v.start && at.pos < v.pos)) {
-				return false // the version counting now would count in a replay too
+	applied := h.newVersions()
+	apply := func(pos int64, ev *rankd.Event) bool {
+		if o, numeric, ok := objectOf(ev); ok {
+			if applied.get(o, numeric) > pos {
+				return false // the version on the board is the one a replay would have
 			}
-			applied[key] = at
+			applied.set(o, numeric, pos)
 		}
-		ch, err := b.Apply(&te.ev)
+		ch, err := b.Apply(ev)
 		if err != nil {
 			return false // as in a replay through AsOf: an event the board cannot use then is skipped
 		}
@@ -192,53 +260,116 @@ func (h *History) Series(v rankd.View, teamIDs []string) ([]Series, error) {
 		}
 		return false
 	}
-	i := 0
-	for ; i < len(evs) && evs[i].known <= 0; i++ {
-		apply(evs[i])
-	}
+
+	// The events are applied in the order they become known: the first point once those known from the
+	// start are, then one for each moment at which an event is known, when a standing changed.
 	teams := make([]int32, len(teamIDs))
 	out := make([]Series, len(teamIDs))
-	for j, id := range teamIDs {
-		t, ok := b.teamIdx[id]
-		switch {
-		case !ok || !b.teams[t].defined:
-			return nil, rankd.Errorf(rankd.ENOTFOUND, "unknown team %q", id)
-		case vi == public && !b.ranked(t):
-			return nil, rankd.Errorf(rankd.ENOTFOUND, "team %q is not on the public board", id)
+	begin := func() error {
+		for j, id := range teamIDs {
+			t, ok := b.teamIdx[id]
+			switch {
+			case !ok || !b.teams[t].defined:
+				return rankd.Errorf(rankd.ENOTFOUND, "unknown team %q", id)
+			case vi == public && !b.ranked(t):
+				return rankd.Errorf(rankd.ENOTFOUND, "team %q is not on the public board", id)
+			}
+			teams[j] = t
+			out[j] = Series{TeamID: id, Points: []Point{{Standing: b.standing(vi, t)}}}
 		}
-		teams[j] = t
-		out[j] = Series{TeamID: id, Points: []Point{{Standing: b.standing(vi, t)}}}
+		return nil
 	}
-	for i < len(evs) {
-		at := evs[i].known
-		changed := false
-		for ; i < len(evs) && evs[i].known == at; i++ {
-			changed = apply(evs[i]) || changed
-		}
+	started, changed, moment := false, false, time.Duration(0)
+	point := func() {
 		if !changed {
-			continue
+			return
 		}
 		for j, t := range teams {
 			st := b.standing(vi, t)
 			if st != out[j].Points[len(out[j].Points)-1].Standing {
-				out[j].Points = append(out[j].Points, Point{Time: at, Standing: st})
+				out[j].Points = append(out[j].Points, Point{Time: moment, Standing: st})
 			}
 		}
 	}
+	next := func(known time.Duration, pos int64, ev *rankd.Event) error {
+		switch {
+		case !started && known > 0:
+			if err := begin(); err != nil {
+				return err
+			}
+			started, moment = true, known
+		case started && known != moment:
+			point()
+			changed, moment = false, known
+		}
+		c := apply(pos, ev)
+		changed = changed || c && started
+		return nil
+	}
+
+	// after[i] is the earliest moment of an event after the ith: an event held back is applied once no
+	// event still to read comes before it.
+	n := int64(len(h.known))
+	after := make([]time.Duration, n)
+	for i, m := n-1, never; i >= 0; i-- {
+		after[i] = m
+		m = min(m, h.known[i])
+	}
+	var q held
+	for _, te := range h.steps() {
+		heap.Push(&q, te)
+	}
+	release := func(until func(te *timedEvent) bool) error {
+		for len(q) > 0 && until(q[0]) {
+			te := heap.Pop(&q).(*timedEvent)
+			if err := next(te.known, te.pos, &te.ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := replay(func(pos int64, ev *rankd.Event) error {
+		i := pos - h.first
+		if i < 0 || i >= n {
+			return rankd.Errorf(rankd.EINTERNAL, "history: the log read again has an event at %d, not added before", pos)
+		}
+		switch known := h.known[i]; {
+		case known == never:
+		case known <= after[i]:
+			// Its turn, after what is held back and known before it: no event still to read comes first.
+			if err := release(func(te *timedEvent) bool { return te.known < known || te.known == known && te.pos < pos }); err != nil {
+				return err
+			}
+			if err := next(known, pos, ev); err != nil {
+				return err
+			}
+		default:
+			heap.Push(&q, &timedEvent{known: known, pos: pos, ev: ev.Clone()})
+		}
+		return release(func(te *timedEvent) bool { return te.known < after[i] || te.known == after[i] && te.pos <= pos })
+	})
+	if err == nil {
+		err = release(func(*timedEvent) bool { return true })
+	}
+	if err == nil && !started {
+		err = begin()
+	}
+	if err != nil {
+		return nil, err
+	}
+	point()
 	return out, nil
 }
 
 // objectID returns the id of the object an event carries or deletes.
 func objectID(ev *rankd.Event) string {
 	switch {
-	case ev.ID != "" || ev.Delete:
-		return ev.ID
-	case ev.Submission != nil:
+	case ev.Judgement != nil && ev.Judgement.ID != "":
+		return ev.Judgement.ID // a deletion's too, as the board takes it
+	case ev.Submission != nil && !ev.Delete:
 		return ev.Submission.ID
-	case ev.Judgement != nil:
-		return ev.Judgement.ID
 	}
-	return ""
+	return ev.ID
 }
 
 // standing returns team t's standing in view vi, as its row shows it (see Row).

@@ -2,9 +2,10 @@ package http
 
 // The past of a contest: the standings as they were at a moment (the scoreboard's ?at=) and the standings
 // of teams over the contest (/history), both worked out from the contest's log, as `rankd standings --at`
-// does offline. A board of a past moment is built by one replay of the log and then kept, in a small LRU,
-// and brought up to date with the events appended since (late events may change the past); readers of
-// the same moment share one replay (singleflight).
+// does offline. A board of a past moment is built by a board.Past of its contest, which restores a
+// checkpoint of an earlier board and replays only the rest of the log; it is then kept, in a small LRU, and
+// brought up to date with the events appended since (late events may change the past); readers of the
+// same moment share one build (singleflight).
 
 import (
 	"cmp"
@@ -32,6 +33,8 @@ import (
 const (
 	// maxMoments is how many boards of past moments a server keeps: each is a whole board.
 	maxMoments = 4
+	// maxPasts is how many contests' checkpoints a server keeps, each within board.DefaultPastBudget.
+	maxPasts = 4
 	// maxHistories is how many histories a server keeps.
 	maxHistories = 16
 	// MaxHistoryTeams bounds the teams of one history request.
@@ -48,7 +51,39 @@ type past struct {
 	mu        sync.Mutex
 	moments   []*moment       // most recently used first
 	histories []*historyEntry // most recently used first
+	contests  []contestPast   // most recently used first
 	flight    singleflight.Group
+}
+
+// contestPast is the checkpoints and log index of a contest.
+type contestPast struct {
+	cid  string
+	past *board.Past
+}
+
+// of returns the board.Past of contest cid, most recently used.
+func (p *past) of(cid string) *board.Past {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.IndexFunc(p.contests, func(c contestPast) bool { return c.cid == cid })
+	c := contestPast{cid: cid, past: &board.Past{}}
+	if i >= 0 {
+		c = p.contests[i]
+		p.contests = slices.Delete(p.contests, i, i+1)
+	}
+	p.contests = slices.Insert(p.contests, 0, c)
+	if len(p.contests) > maxPasts {
+		p.contests = slices.Delete(p.contests, maxPasts, len(p.contests))
+	}
+	return c.past
+}
+
+// readLog returns a reader of contest cid's log for board.Past.
+func (s *Server) readLog(cid string) board.LogReader {
+	return func(after, upto int64, fn func(pos int64, ev *rankd.Event) error) error {
+		// A read started is finished, whoever asked for it: others wait for it too.
+		return s.Engine.ReadLog(context.Background(), cid, after, upto, fn)
+	}
 }
 
 // moment is the board of a contest as it was at a moment, built from the log up to pos.
@@ -218,9 +253,9 @@ func (p *past) moment(cid string, at time.Duration, start time.Time) *moment {
 	return m
 }
 
-// catchUp brings the board of a moment up to the live board's log position: the first time by replaying
-// the log from its start, later by applying what was appended since. Concurrent readers of the moment
-// share one replay.
+// catchUp brings the board of a moment up to the live board's log position: the first time by building it
+// (board.Past.At), later by applying what was appended since. Concurrent readers of the moment share one
+// build.
 func (p *past) catchUp(s *Server, m *moment, l live) error {
 	_, err, _ := p.flight.Do(fmt.Sprintf("at|%s|%d", m.key, l.pos), func() (any, error) {
 		return nil, m.catchUp(s, l)
@@ -238,16 +273,11 @@ func (m *moment) catchUp(s *Server, l live) error {
 		return nil
 	}
 	begin := time.Now()
-	replay := func(b *board.Board, from int64) error {
-		// A replay started is finished, whoever asked for it: others wait for it too.
-		return s.Engine.ReadLog(context.Background(), m.cid, from, l.pos, func(_ int64, ev *rankd.Event) error {
-			_, _, _ = b.ApplyAsOf(ev, m.at, m.start) // an event the board could not use then is skipped, as offline
-			return nil
-		})
-	}
+	past := s.pasts.of(m.cid)
+	var st board.PastStats
 	if b == nil {
-		b = board.New()
-		if err := replay(b, 0); err != nil {
+		var err error
+		if b, st, err = past.At(m.at, m.start, l.pos, s.readLog(m.cid)); err != nil {
 			return err
 		}
 		m.mu.Lock()
@@ -256,19 +286,21 @@ func (m *moment) catchUp(s *Server, l live) error {
 	} else {
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		if err := replay(b, from); err != nil {
+		var err error
+		if st, err = past.Advance(b, m.at, m.start, from, l.pos, s.readLog(m.cid)); err != nil {
 			m.b, m.pos = nil, 0 // half brought up to date: built again next time
 			return err
 		}
 		m.pos, m.pubSeq = l.pos, l.pubSeq
 	}
-	level := slog.LevelInfo // a replay of the whole log; the tail of a board kept is routine
+	level := slog.LevelInfo // a board built; the tail of a board kept is routine
 	if from > 0 {
 		level = slog.LevelDebug
 	}
 	s.Logger.Log(context.Background(), level, "board of a past moment built", slog.String("contest", m.cid),
 		slog.String("at", ccs.FormatRelTime(m.at)), slog.Int64("from", from), slog.Int64("pos", l.pos),
-		slog.Duration("took", time.Since(begin)))
+		slog.Int64("restored", st.Restored), slog.Int64("read", st.Read), slog.Int64("skipped", st.Skipped),
+		slog.Int64("saved", st.Saved), slog.Duration("took", time.Since(begin)))
 	return nil
 }
 
@@ -390,20 +422,21 @@ func historyTeams(q string) ([]string, error) {
 	return teams, nil
 }
 
-// workOutHistory replays the log up to the live board's position into a History and renders the teams'
-// series.
+// workOutHistory reads the log up to the live board's position into a History, twice (see board.History),
+// and renders the teams' series.
 func (s *Server) workOutHistory(cid, key string, v rankd.View, teams []string, names map[string]string, l live) (*historyEntry, error) {
 	begin := time.Now()
 	h := board.NewHistory(l.start)
 	h.Grow(int(l.pos))
-	err := s.Engine.ReadLog(context.Background(), cid, 0, l.pos, func(pos int64, ev *rankd.Event) error {
+	read := s.readLog(cid)
+	err := read(0, l.pos, func(pos int64, ev *rankd.Event) error {
 		h.Add(pos, ev)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	series, err := h.Series(v, teams)
+	series, err := h.Series(v, teams, func(fn func(pos int64, ev *rankd.Event) error) error { return read(0, l.pos, fn) })
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -323,6 +325,75 @@ func TestScoreboardAtEqualsOffline(t *testing.T) {
 	}
 }
 
+// The scoreboard at a moment built from a checkpoint of an earlier board equals the offline board of that
+// moment, in the public and jury views, for a CTF with dynamic values (as they were then): after a board
+// of a later moment was built, and after events were appended, some known long before. Such moments are
+// built without reading the log from its start.
+func TestScoreboardAtFromCheckpoints(t *testing.T) {
+	var store *countingStore
+	e := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
+		store = &countingStore{DB: db}
+		return store
+	}})
+	lines, evs := genFeed(t, gen.Config{Seed: 3, ContestID: "c1", Rules: rankd.CTF, Teams: 100, Problems: 8, Submissions: 21000})
+	first := len(lines) * 8 / 10 // more than board.DefaultPastGap: a board of them all is worth a checkpoint
+	if first <= board.DefaultPastGap {
+		t.Fatalf("got %d events, want more", len(lines))
+	}
+	e.MustPost(t, "c1", lines[:first])
+	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}}
+	check := func(at time.Duration, evs []rankd.Event, wantReplays int64) {
+		t.Helper()
+		offline := offlineAt(evs, at)
+		for _, v := range views {
+			view, err := rankd.ParseView(v.view)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := offline.Standings(view, 0, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := e.MustAt(t, "c1", "at="+url.QueryEscape(ccs.FormatRelTime(at))+"&view="+v.view, v.token)
+			if got, w := followedRows(stream.Board{Rows: p.Rows}), standingsRows(want); !slices.Equal(got, w) || p.Total != want.Total {
+				t.Errorf("at %s, %s view: got %d rows\n%s\nwant %d\n%s", ccs.FormatRelTime(at), v.view, p.Total,
+					strings.Join(got, "\n"), want.Total, strings.Join(w, "\n"))
+			}
+		}
+		if got := store.fromStart.Load(); got != wantReplays {
+			t.Errorf("at %s: got %d replays of the log from its start in all, want %d", ccs.FormatRelTime(at), got, wantReplays)
+		}
+	}
+	// After the end, every event posted is known: the board is kept as a checkpoint, which later moments
+	// restore.
+	check(5*time.Hour+30*time.Minute, evs[:first], 1)
+	check(5*time.Hour+40*time.Minute, evs[:first], 1)
+	check(7*time.Hour, evs[:first], 1)
+	// The rest of the contest, and a solve of 0:30 of a challenge of dynamic value imported late.
+	i := slices.IndexFunc(evs, func(ev rankd.Event) bool { return ev.Problem != nil && ev.Problem.Function == rankd.ValueLinear })
+	late := []string{
+		`{"type":"submissions","data":{"id":"late1","team_id":"7","problem_id":"` + evs[i].Problem.ID + `","contest_time":"0:30:00"}}`,
+		`{"type":"judgements","data":{"id":"jlate1","submission_id":"late1","judgement_type_id":"AC","start_contest_time":"0:30:10"}}`,
+	}
+	e.MustPost(t, "c1", lines[first:])
+	var res struct{ Accepted int }
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join(late, "\n")+"\n", &res)
+	if res.Accepted != len(late) {
+		t.Fatalf("the late solve: got %d events accepted, want %d", res.Accepted, len(late))
+	}
+	all := slices.Clone(evs)
+	for _, l := range late {
+		ev, err := ccs.NewReader(strings.NewReader(l)).Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, ev.Clone())
+	}
+	check(5*time.Hour+30*time.Minute, all, 1) // the board kept, brought up to date
+	check(6*time.Hour, all, 1)                // from the checkpoint, with the events appended since
+	check(2*time.Hour, all, 2)                // before the checkpoint: from the log's start
+}
+
 // countingStore counts the replays of a contest's log from its start.
 type countingStore struct {
 	*sqlite.DB
@@ -336,7 +407,8 @@ func (s *countingStore) Replay(ctx context.Context, contestID string, after int6
 	return s.DB.Replay(ctx, contestID, after, fn)
 }
 
-// Many readers of one moment, in any view, cost one replay of the log; so do many readers of one history.
+// Many readers of one moment, in any view, cost one replay of the log; many readers of one history cost
+// one history (two reads of the log: see board.History).
 func TestAtConcurrentReadersReplayOnce(t *testing.T) {
 	var store *countingStore
 	e := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
@@ -369,8 +441,8 @@ func TestAtConcurrentReadersReplayOnce(t *testing.T) {
 		{"/api/v1/contests/c1/scoreboard?at=3:00:00&view=jury", judgeToken, 1}, // the same board, another view
 		{"/api/v1/contests/c1/scoreboard?at=3:00:00&limit=5", "", 1},
 		{"/api/v1/contests/c1/scoreboard?at=3:00:01", "", 2},
-		{"/api/v1/contests/c1/history", "", 3},
-		{"/api/v1/contests/c1/history?view=jury", judgeToken, 4},
+		{"/api/v1/contests/c1/history", "", 4},
+		{"/api/v1/contests/c1/history?view=jury", judgeToken, 6},
 	}
 	for _, s := range steps {
 		if got := burst(s.path, s.token); len(got) != 1 {
@@ -514,10 +586,10 @@ func checkHistory(t *testing.T, e *env, cid, view, token string, h historyJSON, 
 	}
 }
 
-// A history follows corrections as a replay does: a deleted submission never counted, a judgement's
-// version with an earlier start than the one before does not count once both are known, of two versions
-// with the same start the later in the log counts, a submission moved to an earlier time, and events
-// stored later than they happened (a late import).
+// A history follows corrections as a replay does: a deleted submission never counted, nor a deleted
+// judgement; of two versions of a judgement the later in the log counts once both are known, whichever
+// started or ended first; a submission moved to an earlier time; and events stored later than they
+// happened (a late import).
 func TestHistoryFollowsCorrections(t *testing.T) {
 	e := MustOpen(t) // the clock reads 4:30
 	e.MustContest(t)
@@ -538,6 +610,9 @@ func TestHistoryFollowsCorrections(t *testing.T) {
 		`{"type":"judgements","data":{"id":"j9","submission_id":"s9","judgement_type_id":"AC","start_contest_time":"0:21:00"}}`,
 		`{"type":"submissions","data":{"id":"s10","team_id":"t3","problem_id":"A","contest_time":"3:30:00"}}`,
 		`{"type":"judgements","data":{"id":"j10","submission_id":"s10","judgement_type_id":"AC","start_contest_time":"3:20:00"}}`,
+		`{"type":"submissions","data":{"id":"s11","team_id":"t3","problem_id":"A","contest_time":"1:00:00"}}`,
+		`{"type":"judgements","data":{"id":"j11","submission_id":"s11","judgement_type_id":"AC","start_contest_time":"1:01:00"}}`,
+		`{"type":"judgements","id":"j11","data":null}`,
 	}
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join(lines, "\n")+"\n", nil)
 	others := []time.Duration{46 * time.Minute, 75 * time.Minute, 80 * time.Minute, 125 * time.Minute, 130 * time.Minute,
@@ -548,9 +623,10 @@ func TestHistoryFollowsCorrections(t *testing.T) {
 			checkHistory(t, e, "c1", v.view, v.token, h, others, 1, 100)
 		})
 	}
-	// t2 solved A at 0:20 (imported late) and B from 1:15 until 1:20 (the verdict started at 1:20 counts
-	// then); t1 solved B at 2:05 for good (the version stored later counts); t3 never A (deleted), and B at
-	// 2:30 (moved from 3:00) and A at 3:30, judged by a clock behind.
+	// t2 solved A at 0:20 (imported late) and B from 1:15 (the version stored later counts, though the one
+	// stored before started at 1:20); t1 solved B at 2:05 (the same, though the one stored before ended at
+	// 2:10); t3 never A at 0:45 nor 1:00 (deleted), and B at 2:30 (moved from 3:00) and A at 3:30, judged by
+	// a clock behind.
 	h := e.MustHistory(t, "c1", "view=jury&teams=t1,t2,t3", judgeToken)
 	var got []string
 	for _, s := range h.Teams {
@@ -561,9 +637,9 @@ func TestHistoryFollowsCorrections(t *testing.T) {
 		got = append(got, line)
 	}
 	want := []string{
-		"t1 0:00:00:1/0/0 0:21:00:2/0/0 0:31:00:2/1/30 2:05:00:1/2/150",
-		"t2 0:00:00:1/0/0 0:21:00:1/1/20 1:15:00:1/2/90 1:20:00:1/1/20 2:05:00:2/1/20 3:30:00.001:3/1/20",
-		"t3 0:00:00:1/0/0 0:21:00:2/0/0 0:31:00:3/0/0 3:01:00:3/1/150 3:30:00.001:2/2/360",
+		"t1 0:00:00:1/0/0 0:21:00:2/0/0 0:31:00:2/1/30 2:05:00:2/2/150",
+		"t2 0:00:00:1/0/0 0:21:00:1/1/20 1:15:00:1/2/90",
+		"t3 0:00:00:1/0/0 0:21:00:2/0/0 0:31:00:3/0/0 3:01:00:3/1/150 3:30:00.001:3/2/360",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -779,23 +855,57 @@ func TestHistoryETag(t *testing.T) {
 	}
 }
 
-// BenchmarkScoreboardAt measures a board of a past moment built from the log: each iteration a new moment,
-// so a replay of the whole log (RANKD_BENCH_EVENTS, about 100,000 events by default).
+// BenchmarkScoreboardAt measures boards of past moments built from the log (RANKD_BENCH_SUBMISSIONS
+// submissions, 47,000 by default: about 100,000 events): each iteration a new moment, the first ten one
+// in each half hour of the contest, in order, the next ten a few seconds after each of them (first-ms and
+// again-ms: their mean).
 func BenchmarkScoreboardAt(b *testing.B) {
 	e, n := mustBenchContest(b)
+	var took [2]time.Duration
+	var count [2]int
 	b.ResetTimer()
 	for i := range b.N {
-		at := time.Hour + time.Duration(i)*time.Second
+		at := time.Duration(i%10)*30*time.Minute + 17*time.Minute + time.Duration(i)*time.Second
+		begin := time.Now()
 		e.MustAt(b, "c1", "limit=10&at="+url.QueryEscape(ccs.FormatRelTime(at)), "")
+		again := min(i/10, 1)
+		took[again] += time.Since(begin)
+		count[again]++
 	}
 	b.ReportMetric(float64(n), "events")
+	for i, name := range []string{"first-ms", "again-ms"} {
+		if count[i] > 0 {
+			b.ReportMetric(float64(took[i].Milliseconds())/float64(count[i]), name)
+		}
+	}
 }
 
 // BenchmarkHistory measures a history of 10 teams worked out from the log: each iteration other teams.
+// peak-MB is the most the live heap grew by during a history (sampled), beside the server's boards.
 func BenchmarkHistory(b *testing.B) {
 	e, n := mustBenchContest(b)
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := func() int64 {
+		metrics.Read(sample)
+		return int64(sample[0].Value.Uint64())
+	}
+	runtime.GC()
+	base, peak := live(), atomic.Int64{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+				if l := live(); l > peak.Load() {
+					peak.Store(l)
+				}
+			}
+		}
+	})
 	b.ResetTimer()
-	defer func() { b.ReportMetric(float64(n), "events") }()
 	for i := range b.N {
 		var teams []string
 		for j := range 10 {
@@ -803,15 +913,47 @@ func BenchmarkHistory(b *testing.B) {
 		}
 		e.MustHistory(b, "c1", "view=jury&teams="+strings.Join(teams, ","), judgeToken)
 	}
+	b.StopTimer()
+	close(stop)
+	wg.Wait()
+	b.ReportMetric(float64(n), "events")
+	b.ReportMetric(float64(peak.Load()-base)/(1<<20), "peak-MB")
 }
 
-// mustBenchContest serves a generated contest of 1,000 teams and about 100,000 events.
+// mustBenchContest serves a generated contest of RANKD_BENCH_SUBMISSIONS submissions (47,000 by default)
+// by a team per 100 of them (at least 1,000 teams), and returns its number of events.
 func mustBenchContest(b *testing.B) (*env, int) {
 	b.Helper()
+	subs := 47000
+	if s := os.Getenv("RANKD_BENCH_SUBMISSIONS"); s != "" {
+		var err error
+		if subs, err = strconv.Atoi(s); err != nil {
+			b.Fatalf("RANKD_BENCH_SUBMISSIONS: %v", err)
+		}
+	}
 	e := MustOpenWith(b, options{})
-	lines, _ := genFeed(b, gen.Config{Seed: 1, ContestID: "c1", Teams: 1000, Problems: 12, Submissions: 47000, Thaw: true})
-	e.MustPost(b, "c1", lines)
-	return e, len(lines)
+	ctx := context.Background()
+	var batch []rankd.LogEntry
+	n := 0
+	submit := func() {
+		if _, err := e.engine.Submit(ctx, "c1", batch); err != nil {
+			b.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	err := gen.Generate(gen.Config{Seed: 1, ContestID: "c1", Teams: max(1000, subs/100), Problems: 12, Submissions: subs, Thaw: true},
+		func(ev rankd.Event) error {
+			entry, err := engine.Entry(ev)
+			if batch, n = append(batch, entry), n+1; len(batch) == 10000 {
+				submit()
+			}
+			return err
+		})
+	if err != nil {
+		b.Fatal(err)
+	}
+	submit()
+	return e, n
 }
 
 // The board's chart: the Chart button (by keyboard here) shows the ranks of the top 10 over the contest,
