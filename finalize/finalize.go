@@ -7,7 +7,8 @@
 // until then, never a partial one. Building twice, or on two servers at once, gives one version; a server
 // killed while building leaves the job running, and it is taken up again once RescueAfter has passed. A job
 // that fails is retried with backoff; after MaxAttempts failures it is dead, with its error, until an
-// operator retries it.
+// operator retries it. With a Cache (Redis, in the distributed mode), the active version is also put there once
+// the store has switched to it.
 package finalize
 
 import (
@@ -43,6 +44,13 @@ type Builder interface {
 	Final(ctx context.Context, contestID string) (rankd.FinalStandings, error)
 }
 
+// Cache is a copy of the final standings that readers share (package redis). The store stays the truth: a
+// cache that cannot be written is filled by its next reader.
+type Cache interface {
+	// PutFinal makes f the active version in the cache, unless it holds the same or a later one.
+	PutFinal(ctx context.Context, f rankd.FinalStandings) error
+}
+
 // State is where a contest's finalization is.
 type State string
 
@@ -74,17 +82,24 @@ type Status struct {
 type Config struct {
 	Store   rankd.FinalStore
 	Builder Builder
-	Logger  *slog.Logger
+	// Cache, when set, gets each version once the store switched to it.
+	Cache  Cache
+	Logger *slog.Logger
 	// MaxAttempts is how many times a job runs before it is dead (default 5).
 	MaxAttempts int
 	// Backoff is the wait before attempt n+1 after n failures (default 2ⁿ seconds, at most 5 minutes).
 	Backoff func(n int) time.Duration
 	// RescueAfter is how long a job may be building before it is taken for abandoned (its server died) and
-	// run again (default 1 minute).
+	// run again (default DefaultRescueAfter). A build is given half of it: a longer one fails.
 	RescueAfter time.Duration
 	// PollEvery is how often a server looks for jobs to run (default 1 second).
 	PollEvery time.Duration
 }
+
+// DefaultRescueAfter is Config.RescueAfter's default. Abandoned jobs are looked for every 30 seconds (by the
+// servers' elected leader, after the dead one's lease of up to 15 seconds ran out), so a job is taken up again
+// up to that much later.
+const DefaultRescueAfter = time.Minute
 
 // Service schedules and runs finalizations.
 type Service struct {
@@ -136,7 +151,7 @@ func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Co
 		cfg.Backoff = func(n int) time.Duration { return min(time.Second<<min(n, 20), 5*time.Minute) }
 	}
 	if cfg.RescueAfter <= 0 {
-		cfg.RescueAfter = time.Minute
+		cfg.RescueAfter = DefaultRescueAfter
 	}
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = time.Second
@@ -346,7 +361,24 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 	}
 	w.cfg.Logger.Info("contest finalized", slog.String("contest", id), slog.Int64("version", version),
 		slog.Int64("pos", f.Pos), slog.Duration("took", time.Since(begin)))
+	if w.cfg.Cache != nil {
+		w.publish(ctx, id)
+	}
 	return nil
+}
+
+// publish puts a contest's active final standings, as the store holds them (its version and time included),
+// into the cache. A failure is logged, not returned: the finalization is done, and a reader fills the cache
+// from the store.
+func (w *worker) publish(ctx context.Context, contestID string) {
+	f, err := w.cfg.Store.ActiveFinal(ctx, contestID)
+	if err == nil {
+		err = w.cfg.Cache.PutFinal(ctx, f)
+	}
+	if err != nil {
+		w.cfg.Logger.Warn("the final standings could not be put in the cache; its next reader fills it",
+			slog.String("contest", contestID), slog.String("error", err.Error()))
+	}
 }
 
 // retryPolicy waits backoff(n) after the nth failure.

@@ -3,6 +3,8 @@ package http
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -75,8 +77,21 @@ func (s *Server) postFinalizeRetry(w http.ResponseWriter, r *http.Request) error
 	return writeJSON(w, http.StatusAccepted, st)
 }
 
-// finalTTL is how long the final standings read from the store are served from memory before they are read
-// again: a version switched by another server is seen within it.
+// FinalCache is a copy of the final standings that the servers share: Redis, in the distributed mode. When the
+// server's Projection is one too, final standings are read through it (memory, then it, then the store) and
+// it is filled from the store when it lacks them. The store stays the truth.
+type FinalCache interface {
+	// FinalVersion returns the version of a contest's final standings the cache holds; 0 when none.
+	FinalVersion(ctx context.Context, contestID string) (int64, error)
+	// Final returns a contest's final standings from the cache; ENOTFOUND when it holds none.
+	Final(ctx context.Context, contestID string) (rankd.FinalStandings, error)
+	// PutFinal makes f the active version in the cache, unless it holds the same or a later one.
+	PutFinal(ctx context.Context, f rankd.FinalStandings) error
+}
+
+// finalTTL is how long the final standings in memory are served before they are checked again: a version
+// switched by another server is seen within it. The check is one GET with a FinalCache, a read of the
+// store without.
 const finalTTL = 5 * time.Second
 
 // finalCache keeps contests' active final standings in memory. A contest not in memory is loaded once
@@ -93,14 +108,16 @@ type finalEntry struct {
 	loaded time.Time
 }
 
-// get returns the active final standings of a contest, loading them with load when needed.
+// get returns the active final standings of a contest, loading them with load when needed. load gets what
+// memory holds (Version 0: nothing) and returns it when it is still the active version.
 func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
-	load func(ctx context.Context, id string) (rankd.FinalStandings, error)) (rankd.FinalStandings, error) {
+	load func(ctx context.Context, id string, have rankd.FinalStandings) (rankd.FinalStandings, error)) (rankd.FinalStandings, error) {
 	c.mu.Lock()
 	e, ok := c.entries[contestID]
 	c.mu.Unlock()
 	// Not the first reader's ctx: its leaving must not fail the others.
 	ctx = context.WithoutCancel(ctx)
+	key := "final|" + contestID // the group also renders pages
 	refresh := func() (any, error) {
 		// Checked again inside the flight: a reader that missed may come when the load that answers it is
 		// just over.
@@ -110,7 +127,7 @@ func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
 		if ok && now.Sub(e.loaded) < finalTTL {
 			return e.f, nil
 		}
-		f, err := load(ctx, contestID)
+		f, err := load(ctx, contestID, e.f)
 		if err != nil {
 			return nil, err
 		}
@@ -124,15 +141,73 @@ func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
 	}
 	if ok {
 		if now.Sub(e.loaded) >= finalTTL {
-			go func() { _, _, _ = c.group.Do(contestID, refresh) }() // a failure is retried by the next reader
+			go func() { _, _, _ = c.group.Do(key, refresh) }() // a failure is retried by the next reader
 		}
 		return e.f, nil
 	}
-	v, err, _ := c.group.Do(contestID, refresh)
+	v, err, _ := c.group.Do(key, refresh)
 	if err != nil {
 		return rankd.FinalStandings{}, err
 	}
 	return v.(rankd.FinalStandings), nil
+}
+
+// loadFinal reads a contest's active final standings for the cache in memory, which holds have: from the
+// shared cache when there is one and it holds have's version or a later one, else from the store (counted
+// by rankd_final_loads_total), filling the shared cache with them unless it is unreachable. A shared cache
+// that fails is logged and passed over: the store answers.
+func (s *Server) loadFinal(ctx context.Context, id string, have rankd.FinalStandings) (rankd.FinalStandings, error) {
+	shared, ok := s.Projection.(FinalCache)
+	fill := false
+	if ok {
+		f, behind, err := sharedFinal(ctx, shared, id, have)
+		switch {
+		case err != nil:
+			s.Logger.Warn("reading the final standings from the shared cache failed; reading the store",
+				slog.String("contest", id), slog.String("error", err.Error()))
+		case !behind:
+			return f, nil
+		}
+		fill = err == nil
+	}
+	s.finalLoads.Inc()
+	f, err := s.Store.ActiveFinal(ctx, id)
+	if err != nil {
+		return rankd.FinalStandings{}, err
+	}
+	if fill {
+		if err := shared.PutFinal(ctx, f); err != nil {
+			s.Logger.Warn("filling the shared cache with the final standings failed",
+				slog.String("contest", id), slog.String("error", err.Error()))
+		}
+	}
+	return f, nil
+}
+
+// sharedFinal reads a contest's final standings from c, for memory holding have: have itself while c holds
+// its version (one GET), c's when they are later; behind when c holds none or older ones, which only the
+// store can tell apart from the truth.
+func sharedFinal(ctx context.Context, c FinalCache, id string, have rankd.FinalStandings) (f rankd.FinalStandings, behind bool, err error) {
+	if have.Version > 0 {
+		v, err := c.FinalVersion(ctx, id)
+		switch {
+		case err != nil:
+			return f, false, err
+		case v == have.Version:
+			return have, false, nil
+		case v < have.Version:
+			return f, true, nil
+		}
+	}
+	f, err = c.Final(ctx, id)
+	switch {
+	case rankd.ErrorCode(err) == rankd.ENOTFOUND:
+		return f, true, nil
+	case err != nil:
+		return f, false, err
+	}
+	// Switched back between the two reads (refilled from a store that lost a version): the store decides.
+	return f, f.Version < have.Version, nil
 }
 
 // finalJSON is a contest's final standings as the API serves them.
@@ -147,39 +222,88 @@ type finalJSON struct {
 }
 
 // getFinal answers a contest's active final standings: the jury's rows for the jury, the public's for the
-// others (a team included: final standings have no secrets from it but the jury's own view).
+// others (a team included: final standings have no secrets from it but the jury's own view). The answer is
+// rendered once per version and board sequence (team names come from the board) and kept with the pages, so
+// that a burst of readers costs one load and one rendering; its ETag names both.
 func (s *Server) getFinal(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
 	v, err := s.viewFor(r, cid)
 	if err != nil {
 		return err
 	}
-	f, err := s.finals.get(r.Context(), cid, s.Now(), func(ctx context.Context, id string) (rankd.FinalStandings, error) {
-		s.finalLoads.Inc()
-		return s.Store.ActiveFinal(ctx, id)
-	})
+	f, err := s.finals.get(r.Context(), cid, s.Now(), s.loadFinal)
 	if err != nil {
 		return err
 	}
-	rows, view := f.Public, rankd.PublicView
+	view := rankd.PublicView
 	if v.Kind == rankd.ViewJury {
-		rows, view = f.Jury, rankd.JuryView
+		view = rankd.JuryView
+	}
+	var etag string
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		etag = finalETag(view, f.Version, b.Seq(view))
+		return nil
+	}); err != nil {
+		return err
+	}
+	if match(r, etag) {
+		writePage(w, r, v, cachedPage{}, etag)
+		return nil
+	}
+	key := cid + "|" + view.String() + "|final"
+	page, ok := s.pages.get(key, etag)
+	if !ok {
+		// The board may have moved since: the page is rendered under the ETag it has then.
+		rendered, err, _ := s.finals.group.Do("page|"+key+"|"+etag, func() (any, error) {
+			return s.renderFinal(cid, view, f)
+		})
+		if err != nil {
+			return err
+		}
+		p := rendered.(renderedFinal)
+		page, etag = p.page, p.etag
+	}
+	writePage(w, r, v, page, etag)
+	return nil
+}
+
+// finalETag names a rendering of a version of final standings in a view, whose board was at seq.
+func finalETag(view rankd.View, version int64, seq uint64) string {
+	return fmt.Sprintf(`"final.%s.%d.%d"`, view, version, seq)
+}
+
+type renderedFinal struct {
+	page cachedPage
+	etag string
+}
+
+// renderFinal renders the rows of one view of f, with the team names and groups the board has now, and
+// keeps the page.
+func (s *Server) renderFinal(cid string, view rankd.View, f rankd.FinalStandings) (renderedFinal, error) {
+	rows := f.Public
+	if view.Kind == rankd.ViewJury {
+		rows = f.Jury
 	}
 	awards, err := json.Marshal(ccs.Awards(f.Awards))
 	if err != nil {
-		return err
+		return renderedFinal{}, err
 	}
 	out := finalJSON{ContestID: cid, Version: f.Version, Pos: f.Pos, Built: f.Built, View: view.String(),
 		Rows: make([]rowJSON, len(rows)), Awards: awards}
+	var etag string
 	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		etag = finalETag(view, f.Version, b.Seq(view))
 		for i, row := range rows {
 			out.Rows[i] = renderRow(b, row)
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return renderedFinal{}, err
 	}
-	w.Header().Set("Cache-Control", cacheControl(v))
-	return writeJSON(w, http.StatusOK, out)
+	body, err := json.Marshal(out)
+	if err != nil {
+		return renderedFinal{}, err
+	}
+	return renderedFinal{page: s.pages.put(cid+"|"+view.String()+"|final", etag, body), etag: etag}, nil
 }

@@ -51,6 +51,9 @@ type Server struct {
 	Tick time.Duration
 	// DebugAddr, when set, serves Go's profiler (/debug/pprof) there, apart from the API.
 	DebugAddr string
+	// FinalizeRescueAfter is how long a finalization may be building before it is taken for abandoned (its
+	// server died) and run again; finalize.DefaultRescueAfter when zero.
+	FinalizeRescueAfter time.Duration
 	// AdminToken and JudgeToken come from RANKD_ADMIN_TOKEN and RANKD_JUDGE_TOKEN.
 	AdminToken, JudgeToken string
 	Logger                 *slog.Logger
@@ -86,6 +89,8 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.DurationVar(&s.Tick, "tick", rankdhttp.DefaultTick, "how often live streams get the changes (coalesced into one frame per view)")
 	fs.IntVar(&s.MaxStreams, "max-streams", rankdhttp.DefaultMaxStreams, "live streams open at once; beyond it clients are told to poll")
 	fs.Int64Var(&s.MaxBody, "max-body", rankdhttp.DefaultMaxBody, "largest request body accepted, in bytes")
+	fs.DurationVar(&s.FinalizeRescueAfter, "finalize-rescue-after", finalize.DefaultRescueAfter,
+		"how long a finalization may be building before it is taken for abandoned (its server died) and run again; more than twice the longest build")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -189,7 +194,10 @@ func (s *Server) Open(ctx context.Context) error {
 // openFinalizer opens the finalization jobs: beside the log in PostgreSQL, in a file of the data directory
 // with the embedded store.
 func (s *Server) openFinalizer(ctx context.Context) (*finalize.Service, error) {
-	cfg := finalize.Config{Store: s.store, Builder: s.engine, Logger: s.Logger}
+	cfg := finalize.Config{Store: s.store, Builder: s.engine, Logger: s.Logger, RescueAfter: s.FinalizeRescueAfter}
+	if s.projection != nil {
+		cfg.Cache = s.projection // the http server reads through it too, as its Projection
+	}
 	if db, ok := s.store.(*postgres.DB); ok {
 		return finalize.NewPostgres(ctx, db.Pool(), cfg)
 	}
@@ -268,6 +276,12 @@ func (s *Server) closeStores() error {
 	}
 	return errors.Join(append(errs, s.store.Close(), s.unlockDataDir())...)
 }
+
+// The projection is also the final standings' shared cache.
+var (
+	_ finalize.Cache       = (*rankdredis.Projection)(nil)
+	_ rankdhttp.FinalCache = (*rankdredis.Projection)(nil)
+)
 
 // store is what serve needs of a store; package sqlite and package postgres both are one.
 type store interface {

@@ -1,0 +1,582 @@
+package http_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"rankd"
+	"rankd/engine"
+	"rankd/finalize"
+	"rankd/gen"
+	rankdhttp "rankd/http"
+	"rankd/redis"
+	"rankd/redis/redistest"
+	"rankd/sqlite"
+)
+
+// finalContest is an ended contest of gen's ("c") in an engine over a store in a temporary directory: what
+// the servers of these tests serve the final standings of.
+type finalContest struct {
+	db     *sqlite.DB
+	engine *engine.Engine
+	end    time.Time
+}
+
+// mustFinalContest generates an ended ICPC contest of teams teams and 10 submissions each (12 problems,
+// frozen for the last hour, not thawed).
+func mustFinalContest(tb testing.TB, teams int) *finalContest {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e := engine.New(db, nil)
+	if err := e.Open(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := e.Close(ctx); err != nil {
+			tb.Error(err)
+		}
+		if err := db.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	var batch []rankd.LogEntry
+	submit := func() {
+		if _, err := e.Submit(ctx, "c", batch); err != nil {
+			tb.Fatal(err)
+		}
+		batch = batch[:0]
+	}
+	err = gen.Generate(gen.Config{Seed: 1, ContestID: "c", Teams: teams}, func(ev rankd.Event) error {
+		entry, err := engine.Entry(ev)
+		if batch = append(batch, entry); len(batch) == 10000 {
+			submit()
+		}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	submit()
+	end, err := e.End("c")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &finalContest{db: db, engine: e, end: end}
+}
+
+// mustFinalize stores a new version of the final standings, as a finalization after a rejudge does (the
+// store keeps one version per log position: pos tells them apart), and returns it as the store has it.
+func (fc *finalContest) mustFinalize(tb testing.TB, pos int64) rankd.FinalStandings {
+	tb.Helper()
+	ctx := context.Background()
+	f, err := fc.engine.Final(ctx, "c")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f.Pos = pos
+	if _, err := fc.db.SaveFinal(ctx, f); err != nil {
+		tb.Fatal(err)
+	}
+	if f, err = fc.db.ActiveFinal(ctx, "c"); err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// finalServer is a server of the final standings of a finalContest, with a clock of its own.
+type finalServer struct {
+	*rankdhttp.Server
+	URL   string
+	reg   *prometheus.Registry
+	clock atomic.Int64 // Now, in Unix ns
+}
+
+// mustServer starts a server over the contest, its Projection cache when not nil (a shared cache of the
+// final standings); its clock reads an hour after the contest's end.
+func (fc *finalContest) mustServer(tb testing.TB, cache rankd.Projection) *finalServer {
+	tb.Helper()
+	auth, err := rankdhttp.NewAuth(rankdhttp.Config{}, adminToken, judgeToken, fc.db)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fs := &finalServer{reg: prometheus.NewRegistry()}
+	fs.Server = rankdhttp.NewServer(fc.engine, fc.db, auth, fs.reg, fs.reg)
+	if cache != nil {
+		fs.Projection = cache
+	}
+	fs.clock.Store(fc.end.Add(time.Hour).UnixNano())
+	fs.Now = func() time.Time { return time.Unix(0, fs.clock.Load()).UTC() }
+	ts := httptest.NewServer(fs)
+	fs.URL = ts.URL
+	tb.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+		if err := fs.Shutdown(context.Background()); err != nil {
+			tb.Error(err)
+		}
+	})
+	return fs
+}
+
+// advance moves the server's clock on by d.
+func (fs *finalServer) advance(d time.Duration) { fs.clock.Add(int64(d)) }
+
+// loads returns how many times the server read final standings from the store.
+func (fs *finalServer) loads(tb testing.TB) int {
+	tb.Helper()
+	mfs, err := fs.reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "rankd_final_loads_total" {
+			return int(mf.GetMetric()[0].GetCounter().GetValue())
+		}
+	}
+	tb.Fatal("no rankd_final_loads_total")
+	return 0
+}
+
+// finalBody is what these tests read of GET /final.
+type finalBody struct {
+	Version int64
+	View    string
+	Rows    []struct {
+		Rank   int    `json:"rank"`
+		TeamID string `json:"team_id"`
+	}
+}
+
+// mustGetFinal reads the final standings of the public view, or with jury the jury's.
+func (fs *finalServer) mustGetFinal(tb testing.TB, jury bool) finalBody {
+	tb.Helper()
+	req, err := http.NewRequest("GET", fs.URL+"/api/v1/contests/c/final", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if jury {
+		req.URL.RawQuery = "view=jury"
+		req.Header.Set("Authorization", "Bearer "+judgeToken)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var f finalBody
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		tb.Fatalf("GET final: got status %d, want 200: %s", resp.StatusCode, body)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&f); err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+// countingCache is the Redis cache of the final standings counting its reads of them.
+type countingCache struct {
+	*redis.Projection
+	prefix string // of its keys
+	reads  atomic.Int64
+}
+
+func (c *countingCache) Final(ctx context.Context, contestID string) (rankd.FinalStandings, error) {
+	c.reads.Add(1)
+	return c.Projection.Final(ctx, contestID)
+}
+
+// mustCache opens a Redis cache on the test server under a key prefix of the test's own.
+func mustCache(tb testing.TB) *countingCache {
+	tb.Helper()
+	prefix := redistest.MustPrefix(tb)
+	p, err := redis.Open(context.Background(), redistest.MustServer(tb), redis.WithPrefix(prefix))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = p.Close() })
+	return &countingCache{Projection: p, prefix: prefix}
+}
+
+// burst sends n readers at once after the public final standings, each reading the whole answer (gzip, as
+// browsers take it), and returns how long each took and the answer's size. Every answer must be the same
+// one, whole.
+func (fs *finalServer) burst(tb testing.TB, n int) ([]time.Duration, int64) {
+	tb.Helper()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: n}}
+	defer client.CloseIdleConnections()
+	took := make([]time.Duration, n)
+	sizes := make([]int64, n)
+	etags := make([]string, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			begin := time.Now()
+			req, _ := http.NewRequest("GET", fs.URL+"/api/v1/contests/c/final", nil) // a valid request
+			req.Header.Set("Accept-Encoding", "gzip")
+			resp, err := client.Do(req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer resp.Body.Close()
+			sizes[i], err = io.Copy(io.Discard, resp.Body)
+			took[i] = time.Since(begin)
+			switch {
+			case err != nil:
+				errs[i] = err
+			case resp.StatusCode != http.StatusOK || sizes[i] != resp.ContentLength:
+				errs[i] = fmt.Errorf("got status %d, %d bytes of %d", resp.StatusCode, sizes[i], resp.ContentLength)
+			}
+			etags[i] = resp.Header.Get("ETag")
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			tb.Fatalf("reader %d: %v", i, errs[i])
+		}
+		if etags[i] != etags[0] {
+			tb.Fatalf("reader %d: got ETag %s, reader 0 %s: want one answer", i, etags[i], etags[0])
+		}
+	}
+	return took, sizes[0]
+}
+
+// A thousand readers of an ended contest of 10,000 teams on a cold cache cause one load: from the store
+// embedded; with Redis, one read of it, and none of the store when a finalization put them there.
+func TestFinalBurst(t *testing.T) {
+	fc := mustFinalContest(t, 10000)
+	f := fc.mustFinalize(t, 1)
+	tests := []struct {
+		name        string
+		redis, warm bool
+		loads       int // from the store
+		reads       int // from Redis
+	}{
+		{name: "embedded", loads: 1},
+		{name: "redis", redis: true, warm: true, reads: 1},
+		{name: "redis empty", redis: true, loads: 1, reads: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cache *countingCache
+			fs := fc.mustServer(t, nil)
+			if tt.redis {
+				cache = mustCache(t)
+				fs.Projection = cache
+				if tt.warm {
+					if err := cache.PutFinal(context.Background(), f); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			fs.burst(t, 1000)
+			if got := fs.loads(t); got != tt.loads {
+				t.Errorf("loads from the store: got %d, want %d", got, tt.loads)
+			}
+			if cache != nil {
+				if got := int(cache.reads.Load()); got != tt.reads {
+					t.Errorf("reads from Redis: got %d, want %d", got, tt.reads)
+				}
+				if v, err := cache.FinalVersion(context.Background(), "c"); err != nil || v != f.Version {
+					t.Errorf("version in Redis: got %d, %v; want %d", v, err, f.Version)
+				}
+			}
+			got := fs.mustGetFinal(t, false)
+			if got.Version != f.Version || got.View != "public" || len(got.Rows) != len(f.Public) || got.Rows[0].TeamID != f.Public[0].TeamID {
+				t.Errorf("got version %d, view %s, %d rows; want %d, public, %d rows", got.Version, got.View, len(got.Rows), f.Version, len(f.Public))
+			}
+		})
+	}
+}
+
+// Two servers share Redis: a version put there by a finalization reaches the other server's memory within
+// the cache's time, without reading the store; when Redis lags behind the store (it was down when the
+// finalization put the version) and then loses its copy, the store answers and fills it again.
+func TestFinalReadThrough(t *testing.T) {
+	fc := mustFinalContest(t, 50)
+	cache := mustCache(t)
+	ctx := context.Background()
+	v1 := fc.mustFinalize(t, 1)
+	if err := cache.PutFinal(ctx, v1); err != nil {
+		t.Fatal(err)
+	}
+	fs := fc.mustServer(t, cache)
+	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t) != 0 {
+		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t))
+	}
+	if got := fs.mustGetFinal(t, true); got.View != "jury" || len(got.Rows) != len(v1.Jury) {
+		t.Fatalf("jury: got view %s of %d rows, want jury of %d", got.View, len(got.Rows), len(v1.Jury))
+	}
+
+	// Another server finalizes again.
+	v2 := fc.mustFinalize(t, 2)
+	if err := cache.PutFinal(ctx, v2); err != nil {
+		t.Fatal(err)
+	}
+	if got := fs.mustGetFinal(t, false); got.Version != 1 {
+		t.Fatalf("within the cache's time: got version %d, want 1", got.Version)
+	}
+	fs.advance(5 * time.Second)
+	waitFor(t, "version 2 is served", func() string {
+		if got := fs.mustGetFinal(t, false); got.Version != 2 {
+			return fmt.Sprintf("version %d", got.Version)
+		}
+		return ""
+	})
+	if n := fs.loads(t); n != 0 {
+		t.Errorf("loads from the store: got %d, want 0", n)
+	}
+
+	// Redis missed version 3, then loses what it had.
+	fc.mustFinalize(t, 3)
+	fs.advance(5 * time.Second)
+	fs.mustGetFinal(t, false)
+	if got := fs.mustGetFinal(t, false); got.Version != 2 {
+		t.Fatalf("Redis behind: got version %d, want 2 until Redis lets it go", got.Version)
+	}
+	if err := redistest.Delete(ctx, redistest.MustClient(t), cache.prefix); err != nil {
+		t.Fatal(err)
+	}
+	fs.advance(5 * time.Second)
+	waitFor(t, "version 3 is served", func() string {
+		if got := fs.mustGetFinal(t, false); got.Version != 3 {
+			return fmt.Sprintf("version %d", got.Version)
+		}
+		return ""
+	})
+	if v, err := cache.FinalVersion(ctx, "c"); err != nil || v != 3 {
+		t.Errorf("Redis refilled: got version %d, %v; want 3", v, err)
+	}
+	if n := fs.loads(t); n != 1 {
+		t.Errorf("loads from the store: got %d, want 1", n)
+	}
+
+	// An answer is named by its version: asking again with its ETag costs nothing.
+	resp, err := http.Get(fs.URL + "/api/v1/contests/c/final")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	req, _ := http.NewRequest("GET", fs.URL+"/api/v1/contests/c/final", nil) // a valid request
+	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+	again, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Body.Close()
+	if again.StatusCode != http.StatusNotModified {
+		t.Errorf("with the ETag %s: got status %d, want 304", resp.Header.Get("ETag"), again.StatusCode)
+	}
+}
+
+// Redis down: reads and finalizations go on over the store.
+func TestFinalRedisDown(t *testing.T) {
+	fc := mustFinalContest(t, 50)
+	cache := mustCache(t)
+	if err := cache.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fs := fc.mustServer(t, cache)
+	st := mustFinalizeWith(t, fc, cache)
+	if st.State != finalize.Done || st.Version != 1 {
+		t.Fatalf("finalization: got %+v, want done, version 1", st)
+	}
+	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t) != 1 {
+		t.Fatalf("got version %d after %d loads from the store, want 1 after 1", got.Version, fs.loads(t))
+	}
+	fs.advance(5 * time.Second)
+	fs.mustGetFinal(t, false)
+	waitFor(t, "the store is read again", func() string {
+		if n := fs.loads(t); n != 2 {
+			return fmt.Sprintf("%d loads", n)
+		}
+		return ""
+	})
+}
+
+// A finalization puts the version it stored into Redis, where a server with a cold memory finds it.
+func TestFinalizePutsIntoRedis(t *testing.T) {
+	fc := mustFinalContest(t, 50)
+	cache := mustCache(t)
+	st := mustFinalizeWith(t, fc, cache)
+	if st.State != finalize.Done || st.Version != 1 {
+		t.Fatalf("finalization: got %+v, want done, version 1", st)
+	}
+	want, err := fc.db.ActiveFinal(context.Background(), "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cache.Projection.Final(context.Background(), "c")
+	if err != nil || got.Version != want.Version || !got.Built.Equal(want.Built) || !slices.EqualFunc(got.Public, want.Public, func(a, b rankd.Row) bool { return a.TeamID == b.TeamID && a.Rank == b.Rank }) {
+		t.Fatalf("in Redis: got version %d built %v (%v), want the store's %d built %v", got.Version, got.Built, err, want.Version, want.Built)
+	}
+	fs := fc.mustServer(t, cache)
+	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t) != 0 {
+		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t))
+	}
+}
+
+// mustFinalizeWith finalizes the contest with a finalization service whose cache is cache, and returns its
+// status once done.
+func mustFinalizeWith(tb testing.TB, fc *finalContest, cache finalize.Cache) finalize.Status {
+	tb.Helper()
+	ctx := context.Background()
+	svc, err := finalize.OpenSQLite(ctx, filepath.Join(tb.TempDir(), "jobs.db"), finalize.Config{
+		Store: fc.db, Builder: fc.engine, Cache: cache, PollEvery: 10 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := svc.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	defer func() {
+		if err := svc.Stop(ctx); err != nil {
+			tb.Error(err)
+		}
+	}()
+	if _, err := svc.Run(ctx, "c", time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	var st finalize.Status
+	waitFor(tb, "the finalization is done", func() string {
+		if st, err = svc.Status(ctx, "c"); err != nil || st.State != finalize.Done {
+			return fmt.Sprintf("%+v, %v", st, err)
+		}
+		return ""
+	})
+	return st
+}
+
+// Readers while versions switch, embedded and through Redis, get whole boards, never an older version than
+// they saw.
+func TestFinalReadersDuringSwitches(t *testing.T) {
+	for _, withRedis := range []bool{false, true} {
+		t.Run(fmt.Sprintf("redis=%t", withRedis), func(t *testing.T) {
+			fc := mustFinalContest(t, 200)
+			var cache *countingCache
+			fs := fc.mustServer(t, nil)
+			if withRedis {
+				cache = mustCache(t)
+				fs.Projection = cache
+			}
+			rows := len(fc.mustFinalize(t, 1).Public)
+			done := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					last := int64(0)
+					for {
+						select {
+						case <-done:
+							return
+						default:
+						}
+						got := fs.mustGetFinal(t, false)
+						if got.Version < last || len(got.Rows) != rows {
+							t.Errorf("got version %d of %d rows after version %d, want %d rows", got.Version, len(got.Rows), last, rows)
+							return
+						}
+						last = got.Version
+					}
+				})
+			}
+			for pos := int64(2); pos <= 20; pos++ {
+				f := fc.mustFinalize(t, pos)
+				if cache != nil {
+					if err := cache.PutFinal(context.Background(), f); err != nil {
+						t.Error(err)
+					}
+				}
+				fs.advance(5 * time.Second)
+				time.Sleep(5 * time.Millisecond)
+			}
+			close(done)
+			wg.Wait()
+		})
+	}
+}
+
+// BenchmarkFinalBurst measures a thousand readers at once of the public final standings of an ended contest
+// of 10,000 teams (12 problems, 100,000 submissions) on a server whose memory holds nothing: from the store
+// (embedded), or from Redis where the finalization put them; and one reader alone, to tell the load and the
+// rendering from the transfers. Each iteration is one burst; p50 and p99 are over every reader of every
+// burst, each reading the whole answer, gzipped:
+//
+//	go test -run '^$' -bench FinalBurst -benchtime 5x ./http/
+func BenchmarkFinalBurst(b *testing.B) {
+	fc := mustFinalContest(b, 10000)
+	f := fc.mustFinalize(b, 1)
+	for _, withRedis := range []bool{false, true} {
+		for _, readers := range []int{1, 1000} {
+			name := "embedded"
+			if withRedis {
+				name = "redis"
+			}
+			b.Run(fmt.Sprintf("%s/readers=%d", name, readers), func(b *testing.B) {
+				fs := fc.mustServer(b, nil)
+				var cache *countingCache
+				if withRedis {
+					cache = mustCache(b)
+					fs.Projection = cache
+					if err := cache.PutFinal(context.Background(), f); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var took []time.Duration
+				var size int64
+				for b.Loop() {
+					fs.ForgetFinals()
+					t, n := fs.burst(b, readers)
+					took, size = append(took, t...), n
+				}
+				slices.Sort(took)
+				b.ReportMetric(float64(size), "answer-bytes")
+				b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
+				b.ReportMetric(float64(took[len(took)*99/100])/1e6, "p99-ms")
+				loads := fs.loads(b)
+				if cache != nil {
+					loads += int(cache.reads.Load())
+				}
+				b.ReportMetric(float64(loads)/float64(b.N), "loads/op")
+			})
+		}
+	}
+}
+
+// waitFor waits up to 10 s for check to return "", and fails with what it last returned.
+func waitFor(tb testing.TB, what string, check func() string) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := check()
+		if got == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("waiting until %s: still %s", what, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
