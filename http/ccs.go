@@ -22,14 +22,45 @@ type ccsContestJSON struct {
 	Duration                 string  `json:"duration"`
 	ScoreboardFreezeDuration *string `json:"scoreboard_freeze_duration,omitempty"`
 	ScoreboardType           string  `json:"scoreboard_type"`
-	PenaltyTime              int64   `json:"penalty_time"`
+	// PenaltyTime is for pass-fail contests only: the 2023-06 schema refuses it in a score contest.
+	PenaltyTime *int64 `json:"penalty_time,omitempty"`
+	// Rankd holds rankd's extensions (docs/ccs.md), so that the object is the whole definition: what a
+	// client sends back in a PATCH to change one field keeps the others.
+	Rankd contestExtJSON `json:"rankd"`
+}
+
+// contestExtJSON is the contest's "rankd" member. Rules is always there; the other members only where they
+// differ from their defaults, as the event feed writes them.
+type contestExtJSON struct {
+	Rules        string       `json:"rules"`
+	OIMode       string       `json:"oi_mode,omitempty"`
+	HideUntilEnd bool         `json:"hide_until_end,omitempty"`
+	TieByTime    bool         `json:"tie_by_time,omitempty"`
+	FirstBlood   []int64      `json:"first_blood,omitempty"`
+	Medals       *rankdMedals `json:"medals,omitempty"`
+}
+
+type rankdMedals struct {
+	Gold   int `json:"gold"`
+	Silver int `json:"silver"`
+	Bronze int `json:"bronze"`
 }
 
 func ccsContestOf(c rankd.Contest) ccsContestJSON {
 	cj := ccsContestJSON{ID: c.ID, Name: c.Name, FormalName: c.FormalName, Duration: ccs.FormatRelTime(c.Duration),
-		ScoreboardType: "pass-fail", PenaltyTime: int64(penaltyOf(&c) / time.Minute)}
-	if c.Rules != rankd.ICPC {
+		ScoreboardType: "pass-fail", Rankd: contestExtJSON{Rules: c.Rules.String(), HideUntilEnd: c.HideUntilEnd,
+			TieByTime: c.TieByTime, FirstBlood: c.FirstBlood}}
+	if c.Rules == rankd.ICPC {
+		pt := int64(penaltyOf(&c) / time.Minute)
+		cj.PenaltyTime = &pt
+	} else {
 		cj.ScoreboardType = "score"
+	}
+	if c.OIMode == rankd.OILast {
+		cj.Rankd.OIMode = "last"
+	}
+	if m := c.Medals; m != (rankd.Medals{}) {
+		cj.Rankd.Medals = &rankdMedals{Gold: m.Gold, Silver: m.Silver, Bronze: m.Bronze}
 	}
 	if !c.Start.IsZero() {
 		st := ccs.FormatTime(c.Start)
@@ -172,29 +203,73 @@ func (s *Server) ccsTeams(w http.ResponseWriter, r *http.Request) error {
 }
 
 type ccsProblemJSON struct {
-	ID            string   `json:"id"`
-	Label         string   `json:"label"`
-	Name          string   `json:"name"`
-	Ordinal       int      `json:"ordinal"`
-	RGB           string   `json:"rgb,omitempty"`
-	Color         string   `json:"color,omitempty"`
-	MaxScore      *float64 `json:"max_score,omitempty"`
-	TestDataCount int      `json:"test_data_count"`
+	ID            string          `json:"id"`
+	Label         string          `json:"label"`
+	Name          string          `json:"name"`
+	Ordinal       int             `json:"ordinal"`
+	RGB           string          `json:"rgb,omitempty"`
+	Color         string          `json:"color,omitempty"`
+	MaxScore      *float64        `json:"max_score,omitempty"`
+	TestDataCount int             `json:"test_data_count"`
+	Rankd         *problemExtJSON `json:"rankd,omitempty"`
+}
+
+// problemExtJSON is a problem's "rankd" member: its CTF value and how it follows the solves, its IOI
+// subtasks. They describe the problem, not results, and the public event feed sends them too.
+type problemExtJSON struct {
+	Value    int64     `json:"value,omitempty"`
+	Minimum  int64     `json:"minimum,omitempty"`
+	Decay    int64     `json:"decay,omitempty"`
+	Function string    `json:"function,omitempty"`
+	Subtasks []float64 `json:"subtasks,omitempty"`
+}
+
+func ccsProblemOf(p rankd.Problem) ccsProblemJSON {
+	pj := ccsProblemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal, RGB: p.RGB, Color: p.Color}
+	if pj.Label == "" {
+		pj.Label = p.ID
+	}
+	if p.MaxScore > 0 {
+		ms := p.MaxScore
+		pj.MaxScore = &ms
+	}
+	ext := problemExtJSON{Value: p.Value, Minimum: p.Minimum, Decay: p.Decay, Subtasks: p.Subtasks}
+	if p.Function != rankd.ValueStatic {
+		ext.Function = p.Function.String()
+	}
+	if ext.Value != 0 || ext.Minimum != 0 || ext.Decay != 0 || ext.Function != "" || len(ext.Subtasks) > 0 {
+		pj.Rankd = &ext
+	}
+	return pj
 }
 
 func (s *Server) ccsProblems(w http.ResponseWriter, r *http.Request) error {
 	out := []ccsProblemJSON{}
 	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
 		for _, p := range b.Problems() {
-			pj := ccsProblemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal, RGB: p.RGB, Color: p.Color}
-			if pj.Label == "" {
-				pj.Label = p.ID
-			}
-			if p.MaxScore > 0 {
-				ms := p.MaxScore
-				pj.MaxScore = &ms
-			}
-			out = append(out, pj)
+			out = append(out, ccsProblemOf(p))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, out)
+}
+
+type ccsJudgementTypeJSON struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Penalty bool   `json:"penalty"`
+	Solved  bool   `json:"solved"`
+}
+
+// ccsJudgementTypes lists the verdicts of a contest, in the order they were defined. They are public: the
+// event feed sends them to everyone, and they say nothing of any submission.
+func (s *Server) ccsJudgementTypes(w http.ResponseWriter, r *http.Request) error {
+	out := []ccsJudgementTypeJSON{}
+	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+		for _, jt := range b.JudgementTypes() {
+			out = append(out, ccsJudgementTypeJSON{ID: jt.ID, Name: jt.Name, Penalty: jt.Penalty, Solved: jt.Solved})
 		}
 		return nil
 	}); err != nil {

@@ -1,7 +1,10 @@
 package http_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"reflect"
+	"strings"
 	"testing"
 
 	"rankd/ccs/ccstest"
@@ -26,6 +29,7 @@ func TestCCSEndpointsValidate(t *testing.T) {
 		{"/api/contests/c1/problems", "problems.json"},
 		{"/api/contests/c1/groups", "groups.json"},
 		{"/api/contests/c1/organizations", "organizations.json"},
+		{"/api/contests/c1/judgement-types", "judgement-types.json"},
 	}
 	for _, tt := range tests {
 		v := ccstest.SchemaValidator(t, tt.schema)
@@ -43,5 +47,161 @@ func TestCCSEndpointsValidate(t *testing.T) {
 				t.Errorf("GET %s%s does not validate against %s: %v\n%s", tt.path, query, tt.schema, err, r.Body)
 			}
 		}
+	}
+}
+
+// The CCS contest and problem objects are whole definitions, rankd's extensions included: what the admin
+// console reads to edit a contest, and sends back (a PATCH of the object read changes nothing). Each
+// validates against the 2023-06 schemas, a score contest without the penalty time they refuse there.
+func TestCCSDefinitions(t *testing.T) {
+	contestSchema := ccstest.SchemaValidator(t, "contest.json")
+	problemsSchema := ccstest.SchemaValidator(t, "problems.json")
+	for _, tc := range []struct {
+		name              string
+		contest, problems string // as created
+		wantContest       string // the rankd member and penalty_time read back
+		wantProblems      []string
+	}{
+		{
+			name:         "icpc",
+			contest:      `{"id":"c","name":"ICPC","duration":"5:00:00","scoreboard_freeze_duration":"1:00:00","penalty_time":15,"rankd":{"medals":{"gold":4,"silver":4,"bronze":4}}}`,
+			problems:     `[{"id":"A","label":"A","name":"Apples","ordinal":0,"rgb":"#ff0000","color":"red"}]`,
+			wantContest:  `15 {"rules":"icpc","medals":{"gold":4,"silver":4,"bronze":4}}`,
+			wantProblems: []string{`A null`},
+		},
+		{
+			name:        "icpc default penalty",
+			contest:     `{"id":"c","name":"ICPC","duration":"5:00:00"}`,
+			wantContest: `20 {"rules":"icpc"}`,
+		},
+		{
+			name:         "oi last submission",
+			contest:      `{"id":"c","name":"OI","duration":"5:00:00","scoreboard_type":"score","rankd":{"oi_mode":"last","tie_by_time":true,"hide_until_end":true}}`,
+			problems:     `[{"id":"p1","label":"1","name":"One","ordinal":0,"max_score":100}]`,
+			wantContest:  `null {"rules":"oi","oi_mode":"last","hide_until_end":true,"tie_by_time":true}`,
+			wantProblems: []string{`p1 null`},
+		},
+		{
+			name:         "ioi subtasks",
+			contest:      `{"id":"c","name":"IOI","duration":"5:00:00","scoreboard_type":"score","rankd":{"rules":"ioi"}}`,
+			problems:     `[{"id":"p1","label":"1","name":"One","ordinal":0,"max_score":100,"rankd":{"subtasks":[30,70]}}]`,
+			wantContest:  `null {"rules":"ioi"}`,
+			wantProblems: []string{`p1 {"subtasks":[30,70]}`},
+		},
+		{
+			name:    "ctf values",
+			contest: `{"id":"c","name":"CTF","duration":"48:00:00","scoreboard_type":"score","rankd":{"rules":"ctf","first_blood":[50,30,10],"medals":{"gold":1,"silver":0,"bronze":0}}}`,
+			problems: `[{"id":"w1","label":"W1","name":"Cookie Jar","ordinal":0,"rankd":{"value":500,"minimum":100,"decay":20,"function":"logarithmic"}},
+			            {"id":"w2","label":"W2","name":"Static","ordinal":1,"rankd":{"value":300}}]`,
+			wantContest:  `null {"rules":"ctf","first_blood":[50,30,10],"medals":{"gold":1,"silver":0,"bronze":0}}`,
+			wantProblems: []string{`w1 {"value":500,"minimum":100,"decay":20,"function":"logarithmic"}`, `w2 {"value":300}`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := MustOpen(t)
+			bundle := `{"contest":` + tc.contest + `}`
+			if tc.problems != "" {
+				bundle = `{"contest":` + tc.contest + `,"problems":` + tc.problems + `}`
+			}
+			e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, bundle, nil)
+			r := e.Do(t, "GET", "/api/contests/c", "", nil)
+			if err := contestSchema.Check(r.Body); err != nil {
+				t.Errorf("the contest does not validate: %v\n%s", err, r.Body)
+			}
+			var c struct {
+				PenaltyTime json.RawMessage `json:"penalty_time"`
+				Rankd       json.RawMessage
+			}
+			if err := json.Unmarshal(r.Body, &c); err != nil {
+				t.Fatal(err)
+			}
+			if c.PenaltyTime == nil {
+				c.PenaltyTime = json.RawMessage("null")
+			}
+			if got := string(c.PenaltyTime) + " " + string(c.Rankd); got != tc.wantContest {
+				t.Errorf("the contest's penalty and extensions: got %s, want %s", got, tc.wantContest)
+			}
+			p := e.Do(t, "GET", "/api/contests/c/problems", "", nil)
+			if err := problemsSchema.Check(p.Body); err != nil {
+				t.Errorf("the problems do not validate: %v\n%s", err, p.Body)
+			}
+			var ps []struct {
+				ID    string
+				Rankd json.RawMessage
+			}
+			if err := json.Unmarshal(p.Body, &ps); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range ps {
+				if p.Rankd == nil {
+					p.Rankd = json.RawMessage("null")
+				}
+				got = append(got, p.ID+" "+string(p.Rankd))
+			}
+			if !reflect.DeepEqual(got, tc.wantProblems) {
+				t.Errorf("the problems' extensions: got %q, want %q", got, tc.wantProblems)
+			}
+
+			// Sent back as read, the definition is a duplicate: nothing of it was lost.
+			var res struct{ Accepted, Duplicates int }
+			back := `{"contest":` + string(r.Body) + `,"problems":` + string(p.Body) + `}`
+			e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c", adminToken, back, &res)
+			if res.Accepted != 0 || res.Duplicates != 1+len(ps) {
+				t.Errorf("the definition read, sent back: got %+v, want every object a duplicate", res)
+			}
+		})
+	}
+}
+
+// A contest's judgement types: the defaults for a contest created without any, else its own in the order
+// they were defined, a redefinition in place.
+func TestCCSJudgementTypes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		types string // the bundle's "judgement-types", "" for none
+		more  string // a judgement type posted later as an event
+		want  []string
+	}{
+		{"defaults", "", "", []string{"AC correct solved", "WA wrong answer penalty", "TLE timelimit penalty",
+			"RTE run error penalty", "MLE memory limit penalty", "CE compiler error"}},
+		{"the contest's own", `[{"id":"OK","name":"accepted","solved":true},{"id":"NO","name":"rejected","penalty":true,"solved":false}]`,
+			`{"type":"judgement-types","data":{"id":"NO","name":"no","penalty":false,"solved":false}}`,
+			[]string{"OK accepted solved", "NO no"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := MustOpen(t)
+			bundle := `{"contest":{"id":"c","name":"C","duration":"5:00:00"}}`
+			if tc.types != "" {
+				bundle = `{"contest":{"id":"c","name":"C","duration":"5:00:00"},"judgement-types":` + tc.types + `}`
+			}
+			e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, bundle, nil)
+			if tc.more != "" {
+				e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c/events", judgeToken, tc.more+"\n", nil)
+			}
+			var jts []struct {
+				ID, Name        string
+				Penalty, Solved bool
+			}
+			e.MustDo(t, http.StatusOK, "GET", "/api/contests/c/judgement-types", "", nil, &jts)
+			var got []string
+			for _, jt := range jts {
+				s := jt.ID + " " + jt.Name
+				if jt.Penalty {
+					s += " penalty"
+				}
+				if jt.Solved {
+					s += " solved"
+				}
+				got = append(got, s)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	e := MustOpen(t)
+	if r := e.Do(t, "GET", "/api/contests/nope/judgement-types", "", nil); r.Status != http.StatusNotFound {
+		t.Errorf("an unknown contest: got %d, want 404", r.Status)
 	}
 }

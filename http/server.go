@@ -180,6 +180,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/contests/{cid}/problems", s.ccsProblems)
 	s.handle("GET /api/contests/{cid}/groups", s.ccsGroups)
 	s.handle("GET /api/contests/{cid}/organizations", s.ccsOrganizations)
+	s.handle("GET /api/contests/{cid}/judgement-types", s.ccsJudgementTypes)
 	s.handle("GET /api/contests/{cid}/event-feed", s.ccsEventFeed)
 
 	s.webRoutes()

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -289,9 +290,12 @@ func TestBrowserAdmin(t *testing.T) {
 		t.Errorf("controls without a label: %v", unlabelled)
 	}
 
-	// The contest edited: its name (PATCH), the medals kept as this browser saved them.
+	// The contest edited: its name (PATCH), the medals kept as the server has them.
 	if gold := evalJS[string](tb, `document.getElementById("c-gold").value`); gold != "1" {
 		t.Errorf("the edit form's gold medals: got %q, want 1 as saved", gold)
+	}
+	if types := evalJS[string](tb, `[...document.getElementById("j-type").options].map((o) => o.value).join(" ")`); types != "AC WA TLE RTE MLE CE " {
+		t.Errorf("the verdicts offered: got %q, want the contest's judgement types and another id", types)
 	}
 	tb.Fill("c-name", "Spring Contest 2026")
 	tb.Do(chromedp.Click(chromedp.ID("c-save")))
@@ -540,4 +544,56 @@ func TestBrowserAdminCSV(t *testing.T) {
 	for _, f := range failures {
 		t.Error(f)
 	}
+}
+
+// The console's forms start from what the server holds (the CCS contest and problem objects with rankd's
+// settings), not from what this browser sent: a CTF contest defined through the API shows its settings, and
+// saved unchanged, changes nothing.
+func TestBrowserAdminEditsFromTheAPI(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, `{
+  "contest": {"id": "ctf", "name": "CTF", "duration": "48:00:00", "scoreboard_type": "score",
+              "rankd": {"rules": "ctf", "first_blood": [50, 30, 10], "medals": {"gold": 1, "silver": 2, "bronze": 3}}},
+  "judgement-types": [{"id": "OK", "name": "flag", "solved": true}, {"id": "NO", "name": "wrong flag", "solved": false}],
+  "problems": [{"id": "w1", "label": "W1", "name": "Cookie Jar", "ordinal": 0,
+                "rankd": {"value": 500, "minimum": 100, "decay": 20, "function": "logarithmic"}}]}`, nil)
+	tb := adminTab(t, MustBrowser(t), e.URL)
+	tb.Go("/")
+	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
+	tb.Go("/admin/contests/ctf")
+	tb.Wait("the form", `document.getElementById("c-id").value === "ctf"`)
+	fields := func(ids ...string) string {
+		t.Helper()
+		return evalJS[string](tb, `[`+strings.Join(func() []string {
+			var js []string
+			for _, id := range ids {
+				js = append(js, `document.getElementById("`+id+`").value`)
+			}
+			return js
+		}(), ",")+`].join("|")`)
+	}
+	if got, want := fields("c-rules", "c-gold", "c-silver", "c-bronze", "c-first-blood"), "ctf|1|2|3|50, 30, 10"; got != want {
+		t.Errorf("the contest form: got %s, want %s", got, want)
+	}
+	if types := evalJS[string](tb, `[...document.getElementById("j-type").options].map((o) => o.value).join(" ")`); types != "OK NO " {
+		t.Errorf("the verdicts offered: got %q, want the contest's own", types)
+	}
+	tb.Wait("the problem listed", `document.querySelector('#problem-list button[data-problem="w1"]') !== null`)
+	tb.Do(chromedp.Click(chromedp.CSS(`#problem-list button[data-problem="w1"]`)))
+	if got, want := fields("p-id", "p-value", "p-function", "p-minimum", "p-decay"), "w1|500|logarithmic|100|20"; got != want {
+		t.Errorf("the problem form: got %s, want %s", got, want)
+	}
+	tb.Do(chromedp.Click(chromedp.ID("p-save")))
+	tb.WaitStatus("Saved problem W1")
+	tb.Do(chromedp.Click(chromedp.ID("c-save")))
+	tb.WaitStatus("Saved contest CTF")
+	// Nothing was lost: what the API says now is what it said before.
+	var c struct{ Rankd map[string]any }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/ctf", "", nil, &c)
+	var ps []struct{ Rankd map[string]any }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/ctf/problems", "", nil, &ps)
+	if got := fmt.Sprint(c.Rankd, ps[0].Rankd); got != "map[first_blood:[50 30 10] medals:map[bronze:3 gold:1 silver:2] rules:ctf] map[decay:20 function:logarithmic minimum:100 value:500]" {
+		t.Errorf("after saving the forms unchanged: got %s", got)
+	}
+	tb.Shot("ctf")
 }

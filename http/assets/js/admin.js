@@ -10,7 +10,7 @@ import {
 } from "./admincontest.js";
 import { validID } from "./admincsv.js";
 import { fillTeamChoices, renderTeams, setUpTeams } from "./adminteams.js";
-import { fillSubmissionFilters, setUpJudgements } from "./adminjudge.js";
+import { fillJudgementTypes, fillSubmissionFilters, setUpJudgements } from "./adminjudge.js";
 
 const $ = (id) => document.getElementById(id);
 const path = location.pathname.split("/"); // "", "admin", "contests", id
@@ -20,12 +20,15 @@ const refreshEvery = 30000;
 
 const status = new Status($("status"), $("history"));
 
-// ctx is what the sections share: the contest as the API describes it, its teams as the jury sees them,
+// ctx is what the sections share: the contest as the API describes it, its definition as the forms edit
+// it (the CCS contest and problem objects, rankd's extensions included), its teams as the jury sees them,
 // its organizations, the status region, and reload(what) to read "contest", "teams" or "all" again.
 const ctx = {
   cid,
   base: `/api/v1/contests/${encodeURIComponent(cid)}`,
+  ccs: `/api/contests/${encodeURIComponent(cid)}`,
   contest: null,
+  definition: null,
   teams: [],
   organizations: [],
   status,
@@ -83,7 +86,7 @@ async function main() {
 // The home page: the contests, and the form that creates one.
 async function homePage() {
   show("home", "contest");
-  fillContestForm(null, null);
+  fillContestForm(null);
   listContests();
   await adminToken();
 }
@@ -134,7 +137,8 @@ async function contestPage() {
   $("contest-title").textContent = "Contest";
   $("contest-help").textContent = "Saving replaces the contest's definition (PATCH); its problems, teams and submissions stay.";
   $("c-save").textContent = "Save the contest";
-  editContestForm();
+  await loadDefinition();
+  if (ctx.definition) fillContestForm(ctx.definition.contest);
   setUpProblems();
   setUpGroups();
   setUpFreeze();
@@ -199,14 +203,22 @@ function renderContest() {
   renderFreeze();
 }
 
-function editContestForm() {
-  const saved = recall("contest", cid);
-  fillContestForm(ctx.contest, saved ? saved.value.rankd : null);
-  const note = $("c-options-note");
-  note.textContent = saved
-    ? `Medals and options as last saved from this browser (${localTime(new Date(saved.saved))}). The API does not report them: saving replaces them with what the form holds.`
-    : "The API does not report a contest's medals and options: check them before saving, since saving replaces them with what the form holds.";
-  note.hidden = false;
+// loadDefinition reads what the forms edit: the CCS contest and problem objects, which carry every setting
+// (medals, OI mode, CTF values, subtasks), and the contest's judgement types for the verdicts offered.
+async function loadDefinition() {
+  const [c, ps, jts] = await Promise.all([
+    call("GET", ctx.ccs, undefined, { token: false }),
+    call("GET", `${ctx.ccs}/problems`, undefined, { token: false }),
+    call("GET", `${ctx.ccs}/judgement-types`, undefined, { token: false }),
+  ]);
+  for (const [what, a] of [["the contest", c], ["its problems", ps], ["its judgement types", jts]]) {
+    if (!a.ok) {
+      status.answer(`Read ${what}`, a);
+      return;
+    }
+  }
+  ctx.definition = { contest: c.body, problems: new Map(ps.body.map((p) => [p.id, p])) };
+  fillJudgementTypes(jts.body);
 }
 
 async function saveContest() {
@@ -220,17 +232,21 @@ async function saveContest() {
   if (!ctx.contest) {
     const a = await call("POST", "/api/v1/contests", { contest: c });
     if (status.answer(`Create contest ${c.id}`, a, `Created contest ${c.name} (${c.id}).`)) {
-      remember("contest", c.id, c);
       sessionStorage.setItem(flashKey, `Created contest ${c.name} (${c.id}): add its problems, groups and teams here.`);
       location.assign(`/admin/contests/${encodeURIComponent(c.id)}`);
     }
     return;
   }
+  if (!ctx.definition) {
+    // The form did not start from the server's definition: saving would replace settings it does not show.
+    status.show("The contest's definition could not be read, so it is not saved: reload the page.", "error");
+    return;
+  }
   const a = await call("PATCH", ctx.base, { contest: c });
   if (status.answer(`Save contest ${c.id}`, a, `Saved contest ${c.name} (${c.id}).`)) {
-    remember("contest", c.id, c);
     await reload("contest");
-    editContestForm();
+    await loadDefinition();
+    if (ctx.definition) fillContestForm(ctx.definition.contest);
   }
 }
 
@@ -255,10 +271,8 @@ function setUpProblems() {
     }
     const a = await call("POST", `${ctx.base}/problems`, p);
     if (status.answer(`Save problem ${p.label} (${p.id})`, a, `Saved problem ${p.label}: ${p.name} (${p.id}).`)) {
-      const saved = (recall("problems", cid) || { value: {} }).value;
-      saved[p.id] = p;
-      remember("problems", cid, saved);
       await reload("contest");
+      await loadDefinition();
       fillProblemForm(null, nextOrdinal());
       problemFormFor(null);
       $("p-id").focus();
@@ -271,24 +285,17 @@ function setUpProblems() {
   $("problem-list").tBodies[0].addEventListener("click", (e) => {
     const b = e.target.closest("button[data-problem]");
     if (!b) return;
-    const p = (ctx.contest.problems || []).find((x) => x.id === b.dataset.problem);
+    const p = ctx.definition && ctx.definition.problems.get(b.dataset.problem);
     if (!p) return;
-    const saved = (recall("problems", cid) || { value: {} }).value[p.id];
-    fillProblemForm({ ...p, rankd: saved && saved.rankd }, 0);
-    problemFormFor(p, !!saved);
+    fillProblemForm(p, 0);
+    problemFormFor(p);
     $("p-label").focus();
   });
 }
 
 // problemFormFor titles the problem form for a problem edited (null: a new one).
-function problemFormFor(p, recalled) {
+function problemFormFor(p) {
   $("problem-form-title").textContent = p ? `Edit problem ${p.label} (${p.id})` : "Add a problem";
-  const note = $("problem-note");
-  const rules = ctx.contest.rules;
-  note.hidden = !p || recalled || (rules !== "ctf" && rules !== "ioi");
-  note.textContent = rules === "ctf"
-    ? "The API reports a challenge's value, not how it follows the solves: check the function, minimum and decay before saving."
-    : "The API does not report a problem's subtasks: check them before saving.";
 }
 
 function renderProblems() {

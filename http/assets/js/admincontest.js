@@ -61,13 +61,12 @@ export function numbers(s, whole) {
   return ns;
 }
 
-// Memory of what this browser sent last: the API does not say a contest's medals and options, nor a
-// problem's CTF and IOI settings, and a PATCH replaces them, so the forms start from what was sent.
+// Memory of what this browser sent last, for what the API does not list: organizations without teams.
 export function remember(kind, cid, value) {
   try {
     localStorage.setItem(`rankd.admin.${kind}.${cid}`, JSON.stringify({ saved: new Date().toISOString(), value }));
   } catch {
-    // storage off: the forms start from the API's answer only
+    // storage off: the page knows what the API lists only
   }
 }
 
@@ -95,8 +94,8 @@ function whole(id, what) {
   return n;
 }
 
-// readContestForm returns the CCS contest object the contest form describes; old is the contest as the API
-// described it (editing), or null (creating). It throws a FormError for a field that is wrong.
+// readContestForm returns the CCS contest object the contest form describes; old is the contest edited (its
+// formal name is kept), or null (creating). It throws a FormError for a field that is wrong.
 export function readContestForm(old) {
   const id = $("c-id").value.trim();
   if (!validID(id)) throw new FormError("c-id", "Id: letters, digits, “_”, “.” and “-”, at most 36");
@@ -140,19 +139,19 @@ export function readContestForm(old) {
   return c;
 }
 
-// fillContestForm sets the form to a contest as the API describes it (c, null for a new contest) and the
-// rankd extension last sent from this browser (ext, or null).
-export function fillContestForm(c, ext) {
+// fillContestForm sets the form to a contest: the CCS contest object GET /api/contests/{id} answers, with
+// rankd's extensions (null for a new contest).
+export function fillContestForm(c) {
+  const e = (c && c.rankd) || {};
   $("c-id").value = c ? c.id : "";
   $("c-id").readOnly = !!c;
   $("c-name").value = c ? c.name : "";
-  $("c-rules").value = c ? c.rules : "icpc";
+  $("c-rules").value = e.rules || (c && c.scoreboard_type === "score" ? "oi" : "icpc");
   $("c-start").value = c && c.start_time ? inputTime(c.start_time) : "";
   $("c-duration").value = c ? shortRel(c.duration) : "5:00:00";
-  const freeze = c ? shortRel(c.scoreboard_freeze_duration) : "1:00:00";
+  const freeze = c ? shortRel(c.scoreboard_freeze_duration || "") : "1:00:00";
   $("c-freeze").value = freeze === "0:00:00" ? "" : freeze;
-  $("c-penalty").value = c ? String(c.penalty_time) : "20";
-  const e = ext || {};
+  $("c-penalty").value = String(c && c.penalty_time !== undefined ? c.penalty_time : 20);
   const medals = e.medals || {};
   $("c-gold").value = String(medals.gold || 0);
   $("c-silver").value = String(medals.silver || 0);
@@ -205,8 +204,8 @@ export function readProblemForm(rules) {
   return p;
 }
 
-// fillProblemForm sets the problem form to a problem as the API describes it (with the settings last sent
-// from this browser merged in), or clears it for a new one with the next order.
+// fillProblemForm sets the problem form to a problem, the CCS object GET /api/contests/{id}/problems lists
+// with rankd's extensions, or clears it for a new one with the next order.
 export function fillProblemForm(p, next) {
   const ext = (p && p.rankd) || {};
   $("p-id").value = p ? p.id : "";
@@ -219,7 +218,7 @@ export function fillProblemForm(p, next) {
   $("p-color").value = (p && p.color) || "";
   $("p-max-score").value = p && p.max_score ? String(p.max_score) : "";
   $("p-subtasks").value = (ext.subtasks || []).join(", ");
-  $("p-value").value = String(ext.value ?? (p ? p.value || 0 : 500));
+  $("p-value").value = String(ext.value ?? (p ? 0 : 500));
   $("p-function").value = ext.function || "static";
   $("p-minimum").value = String(ext.minimum || 0);
   $("p-decay").value = String(ext.decay || 0);

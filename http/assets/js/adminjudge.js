@@ -60,6 +60,17 @@ export function setUpJudgements(ctx) {
   });
 }
 
+// fillJudgementTypes offers the contest's judgement types as verdicts (GET /api/contests/{id}/judgement-types),
+// and any other id, keeping what is chosen.
+export function fillJudgementTypes(types) {
+  const sel = $("j-type");
+  const v = sel.value;
+  sel.replaceChildren(...types.map((t) => new Option(`${t.id} — ${t.name}${t.solved ? " (solved)" : ""}`, t.id)),
+    new Option("Another id…", ""));
+  sel.value = types.some((t) => t.id === v) ? v : types.length ? types[0].id : "";
+  $("j-other-label").hidden = sel.value !== "";
+}
+
 // fillSubmissionFilters offers the contest's teams and problems as filters, keeping what is chosen.
 export function fillSubmissionFilters(ctx) {
   const keep = (sel, options) => {

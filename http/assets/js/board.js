@@ -1,5 +1,5 @@
 // The board page at /contests/{id}: the contest's header, the view chosen (public, a team's own, the jury's),
-// the filters, and the table kept live by the stream.
+// the filters, the table kept live by the stream, and after a frozen contest the stepwise reveal.
 
 import { Board } from "./model.js";
 import { FatalError, Feed } from "./live.js";
@@ -7,6 +7,8 @@ import { Table } from "./table.js";
 import { api, contestTime, freezeAt, localTime, phaseNames } from "./contest.js";
 import { autoScroll, toggleFullscreen } from "./bigscreen.js";
 import { Chart } from "./chart.js";
+import { Reveal } from "./reveal.js";
+import { askToken, forgetToken, keepToken, storedToken } from "./tokens.js";
 
 const $ = (id) => document.getElementById(id);
 const cid = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -31,6 +33,7 @@ let bigscreen = params.get("bigscreen") === "1";
 let stopScrolling = null;
 let feeds = [];
 let chart = null; // made when first shown
+let reveal = null;
 
 async function main() {
   try {
@@ -45,17 +48,35 @@ async function main() {
     return;
   }
   $("message").hidden = true;
-  showContest();
+  $("admin").href = `/admin/contests/${encodeURIComponent(cid)}`;
   table = new Table($("board"), { rules: contest.rules, problems: problemsOf(contest), groups: groupNames(contest) });
+  reveal = new Reveal({
+    base, table, panel: $("reveal"),
+    teamName: (id) => page.board?.byTeam.get(id)?.team_name || id,
+    problemLabel: (id) => (contest.problems || []).find((p) => p.id === id)?.label || id,
+    bigscreen: () => bigscreen,
+    onActive: () => {
+      showBanner();
+      // The big screen shows the whole board, live, while the reveal goes on: not the top rows every 5 s.
+      if (bigscreen) {
+        setBigScreen(true);
+        follow();
+      }
+    },
+    onState: showBanner,
+    onThawed: refreshContest,
+  });
+  page.reveal = reveal;
+  showContest();
   setUpControls();
   setBigScreen(bigscreen);
   setInterval(refreshContest, refreshContestEvery);
-  if (view !== "public" && !localStorage.getItem(tokenKeys[view])) {
+  if (view !== "public" && !storedToken(tokenKeys[view])) {
     // The public board shows while the token is asked for.
     const wanted = view;
     view = "public";
     follow();
-    askToken(wanted, "");
+    askViewToken(wanted, "");
   } else {
     follow();
   }
@@ -91,6 +112,7 @@ function showContest() {
     .filter((g) => !g.hidden || view === "jury")
     .map((g) => new Option(g.name, g.id)));
   groups.value = chosen;
+  watchReveal();
   showBanner();
 }
 
@@ -123,7 +145,11 @@ function showBanner() {
   const at = freezeAt(contest);
   const since = at ? `${localTime(at)} (${contestTime(at - Date.parse(contest.start_time))} into the contest)` : "";
   let text = "";
-  if (view === "jury") {
+  if (reveal.active) {
+    text = reveal.state.remaining > 0
+      ? "The contest is over: the frozen results are revealed one at a time, from the bottom of the board up."
+      : "The contest is over, and every result is revealed.";
+  } else if (view === "jury") {
     text = publicFrozen()
       ? `Jury view: every verdict, live. The public board is frozen since ${since}; cells marked with a corner differ from it.`
       : "Jury view: every verdict, live.";
@@ -146,7 +172,7 @@ function setUpControls() {
   $("controls").addEventListener("submit", (e) => e.preventDefault());
   $("own").addEventListener("click", () => table.scrollToTeam(ownTeam()));
   $("forget").addEventListener("click", () => {
-    localStorage.removeItem(tokenKeys[view]);
+    forgetToken(tokenKeys[view]);
     chooseView("public");
   });
   $("chart-toggle").addEventListener("click", () => showChart($("chart").hidden));
@@ -163,7 +189,12 @@ function setUpControls() {
       }
       return;
     }
-    if (e.key === "/") {
+    // A focused button takes Space and Enter itself.
+    const button = e.target instanceof HTMLButtonElement && (e.key === " " || e.key === "Enter");
+    if (!button && [" ", "ArrowRight", "n", "N"].includes(e.key) && reveal.canStep()) {
+      e.preventDefault();
+      if (!e.repeat) reveal.step();
+    } else if (e.key === "/") {
       e.preventDefault();
       $("search").focus();
     } else if (e.key === "b") {
@@ -184,7 +215,7 @@ function showChart(on) {
   chart ||= new Chart($("chart"), () => ({
     // A team's view shows the public history: the history is of the public or the jury view.
     url: `${base}/history?view=${view === "jury" ? "jury" : "public"}`,
-    token: view === "jury" ? localStorage.getItem(tokenKeys.jury) || "" : "",
+    token: view === "jury" ? storedToken(tokenKeys.jury) : "",
     contest,
   }));
   if (on) chart.start();
@@ -196,14 +227,15 @@ function setBigScreen(on) {
   document.body.classList.toggle("bigscreen", on);
   $("bigscreen").textContent = on ? "Leave big screen" : "Big screen";
   if (stopScrolling) stopScrolling();
-  stopScrolling = on ? autoScroll($("board")) : null;
+  // During the reveal the board goes where the reveal is, not up and down by itself.
+  stopScrolling = on && !reveal.active ? autoScroll($("board")) : null;
   table.measure();
   syncURL();
 }
 
 function chooseView(v) {
-  if (v !== "public" && !localStorage.getItem(tokenKeys[v])) {
-    askToken(v, "");
+  if (v !== "public" && !storedToken(tokenKeys[v])) {
+    askViewToken(v, "");
     return;
   }
   view = v;
@@ -212,28 +244,31 @@ function chooseView(v) {
   follow();
 }
 
-// askToken asks for the token of a view; it is kept in this browser (localStorage) only.
-function askToken(v, error) {
-  const dialog = $("token-dialog");
-  $("token-title").textContent = v === "team" ? "Team token" : "Jury token";
-  $("token-help").textContent = v === "team"
-    ? "Your team's token, from the organisers, shows your own verdicts during the freeze. It is kept in this browser only."
-    : "A judge or admin token shows the live board. It is kept in this browser only.";
-  $("token-error").textContent = error;
-  $("token-error").hidden = error === "";
-  $("token").value = "";
-  $("token-form").onsubmit = () => {
-    localStorage.setItem(tokenKeys[v], $("token").value.trim());
+// askViewToken asks for the token of a view (tokens.js keeps it in this browser only) and shows the view.
+async function askViewToken(v, error) {
+  const token = await askToken({
+    title: v === "team" ? "Team token" : "Jury token",
+    help: v === "team"
+      ? "Your team's token, from the organisers, shows your own verdicts during the freeze. It is kept in this browser only."
+      : "A judge or admin token shows the live board. It is kept in this browser only.",
+    error,
+  });
+  if (token) {
+    keepToken(tokenKeys[v], token);
     chooseView(v);
-  };
-  $("token-cancel").onclick = () => dialog.close();
-  dialog.onclose = () => { $("view").value = view; };
-  dialog.showModal();
+  } else {
+    $("view").value = view;
+  }
 }
 
 function ownTeam() {
   const b = page.board;
   return b && b.view && b.view.startsWith("team:") ? b.view.slice(5) : "";
+}
+
+// watchReveal follows the stepwise reveal while the contest has ended, in the public view.
+function watchReveal() {
+  reveal.watch(contest.phase === "ended" && view === "public");
 }
 
 // follow starts the feeds of the view chosen: its own, and in the jury view the public one to compare with.
@@ -248,19 +283,22 @@ function follow() {
   table.ownTeam = "";
   table.setProblems(problemsOf(contest));
   table.setRows([], () => undefined, () => undefined);
-  const token = view === "public" ? "" : localStorage.getItem(tokenKeys[view]) || "";
-  const channel = bigscreen ? `&top=${topRows}&throttle=5s` : "";
-  const limit = bigscreen ? `&limit=${topRows}` : "";
+  const token = view === "public" ? "" : storedToken(tokenKeys[view]);
+  const top = bigscreen && !reveal.active;
+  const channel = top ? `&top=${topRows}&throttle=5s` : "";
+  const limit = top ? `&limit=${topRows}` : "";
   $("forget").hidden = view === "public";
+  watchReveal();
   if (chart && !$("chart").hidden) chart.refresh(); // the view's history
   feeds = [new Feed({
-    board, token, top: bigscreen,
+    board, token, top,
     streamURL: `${base}/scoreboard/stream?view=${view}${channel}`,
     pollURL: `${base}/scoreboard?view=${view}${limit}`,
     onFrame: (changed, started) => {
       table.ownTeam = ownTeam();
       $("own").hidden = table.ownTeam === "";
       show(changed, true);
+      reveal.refresh(); // while it watches: the public view of an ended contest
       const ms = performance.now() - started;
       if (changed === null) {
         stats.snapshots++;
@@ -291,10 +329,11 @@ function showState(state, err) {
   if (state !== "error") return;
   if (err instanceof FatalError && (err.status === 401 || err.status === 403) && view !== "public") {
     const v = view;
-    localStorage.removeItem(tokenKeys[v]);
+    forgetToken(tokenKeys[v]);
     view = "public";
+    showContest();
     follow();
-    askToken(v, `The server refused the token: ${err.message}`);
+    askViewToken(v, `The server refused the token: ${err.message}`);
     return;
   }
   fail(err.status === 404 ? `There is no contest “${cid}” on this server.` : `The board stopped: ${err.message}.`);

@@ -7,8 +7,6 @@ import { cellView, sameCell, totalHeads, totals } from "./cells.js";
 
 // Rows rendered beyond each edge of the view, so that scrolling shows no blank.
 const overscan = 8;
-// How long a moving row takes to reach its place.
-const moveMillis = 450;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 export class Table {
@@ -22,6 +20,11 @@ export class Table {
     this.groups = groups;
     this.ownTeam = "";
     this.compare = null;
+    // How long a moving row takes to reach its place (the reveal takes its time).
+    this.moveMillis = 450;
+    // marks are classes added to rows and cells, by team: {row, cells: Map(problem id → {cls, note})}, the
+    // note added to the cell's label (the reveal's highlights); setMarks changes them.
+    this.marks = new Map();
     this.setRows([], () => undefined, () => undefined);
     this.els = new Map(); // team id → rendered row
     this.setProblems(problems);
@@ -95,7 +98,7 @@ export class Table {
       if (animate && i !== undefined && rec.y >= seen.from && rec.y <= seen.to) {
         this.#fill(rec, this.list[i], changed);
         this.#move(rec, i * h, true);
-        if (!rec.leaving) rec.leaving = setTimeout(() => this.#drop(id), moveMillis);
+        if (!rec.leaving) rec.leaving = setTimeout(() => this.#drop(id), this.moveMillis);
       } else {
         this.#drop(id);
       }
@@ -130,6 +133,23 @@ export class Table {
     if (i !== undefined) this.scroller.scrollTop = this.body.offsetTop + i * this.rowHeight - this.scroller.clientHeight / 2;
   }
 
+  // keepInSight scrolls, smoothly, to a team's row when it is not in the middle half of the view.
+  keepInSight(id) {
+    const i = this.indexOf(id);
+    if (i === undefined) return;
+    const y = this.body.offsetTop + i * this.rowHeight - this.scroller.scrollTop;
+    const view = this.scroller.clientHeight;
+    if (y >= view / 4 && y + this.rowHeight <= (view * 3) / 4) return;
+    this.scroller.scrollTo({ top: this.body.offsetTop + i * this.rowHeight - view / 2, behavior: reducedMotion.matches ? "auto" : "smooth" });
+  }
+
+  // setMarks replaces the marks, and fills again the rows whose marks changed.
+  setMarks(marks) {
+    const touched = new Set([...this.marks.keys(), ...marks.keys()]);
+    this.marks = marks;
+    this.render(touched, false);
+  }
+
   #create(row) {
     const el = document.createElement("div");
     el.className = "row";
@@ -149,7 +169,7 @@ export class Table {
       const b = document.createElement("span");
       b.className = "bot";
       c.append(t, b);
-      return { el: c, top: t, bot: b, cls: "", label: "" };
+      return { el: c, top: t, bot: b, cls: "", result: "", label: "" };
     });
     el.append(rank, team, ...tots, ...probs.map((p) => p.el));
     const rec = { el, rank, name, aff, tots, probs, y: NaN, index: -1, row: null, leaving: 0, anim: null };
@@ -177,7 +197,7 @@ export class Table {
       rec.anim.cancel();
     }
     rec.anim = rec.el.animate([{ transform: `translateY(${from}px)` }, { transform: `translateY(${y}px)` }],
-      { duration: moveMillis, easing: "ease" });
+      { duration: this.moveMillis, easing: "ease" });
   }
 
   // #fill writes what changed of a row: its rank always (other rows move it), the rest when the row is
@@ -187,7 +207,8 @@ export class Table {
     if (rec.row === row && changed !== null && !changed.has(row.team_id)) return;
     const fresh = rec.row === null;
     rec.row = row;
-    rec.el.classList.toggle("own", row.team_id === this.ownTeam);
+    const mark = this.marks.get(row.team_id);
+    rec.el.className = `row${row.team_id === this.ownTeam ? " own" : ""}${mark && mark.row ? " " + mark.row : ""}`;
     setText(rec.name, row.team_name || row.team_id);
     const groups = (row.group_ids || []).map((g) => this.groups.get(g)).filter(Boolean);
     setText(rec.aff, [row.organization, ...groups].filter(Boolean).join(" · "));
@@ -199,15 +220,18 @@ export class Table {
       const slot = rec.probs[i];
       const pc = pub && (pub.cells.find((x) => x.problem_id === p.id) || {});
       const differs = pc && !sameCell(c, pc);
-      const cls = `c prob ${v.cls}${differs ? " differs" : ""}`;
-      const label = differs ? `${v.label} (public: ${cellView(this.rules, p, pc).label})` : v.label;
-      if (!fresh && (slot.top.textContent !== v.top || slot.bot.textContent !== v.bottom || slot.cls !== cls)) {
-        flash(slot.el);
-      }
+      const marked = mark && mark.cells.get(p.id);
+      const cls = `c prob ${v.cls}${differs ? " differs" : ""}${marked ? " " + marked.cls : ""}`;
+      let label = differs ? `${v.label} (public: ${cellView(this.rules, p, pc).label})` : v.label;
+      if (marked) label += ` (${marked.note})`;
+      const updated = !fresh && (slot.top.textContent !== v.top || slot.bot.textContent !== v.bottom || slot.result !== v.cls);
+      slot.result = v.cls;
       if (slot.cls !== cls) {
         slot.el.className = cls;
         slot.cls = cls;
       }
+      // After the class is set, which would take the flash's away.
+      if (updated) flash(slot.el);
       setText(slot.top, v.top);
       setText(slot.bot, v.bottom);
       if (slot.label !== label) {
