@@ -46,21 +46,27 @@ type rankdMedals struct {
 	Bronze int `json:"bronze"`
 }
 
+// contestExtOf returns the "rankd" member of contest c.
+func contestExtOf(c *rankd.Contest) contestExtJSON {
+	ext := contestExtJSON{Rules: c.Rules.String(), HideUntilEnd: c.HideUntilEnd, TieByTime: c.TieByTime,
+		FirstBlood: c.FirstBlood}
+	if c.OIMode == rankd.OILast {
+		ext.OIMode = "last"
+	}
+	if m := c.Medals; m != (rankd.Medals{}) {
+		ext.Medals = &rankdMedals{Gold: m.Gold, Silver: m.Silver, Bronze: m.Bronze}
+	}
+	return ext
+}
+
 func ccsContestOf(c rankd.Contest) ccsContestJSON {
 	cj := ccsContestJSON{ID: c.ID, Name: c.Name, FormalName: c.FormalName, Duration: ccs.FormatRelTime(c.Duration),
-		ScoreboardType: "pass-fail", Rankd: contestExtJSON{Rules: c.Rules.String(), HideUntilEnd: c.HideUntilEnd,
-			TieByTime: c.TieByTime, FirstBlood: c.FirstBlood}}
+		ScoreboardType: "pass-fail", Rankd: contestExtOf(&c)}
 	if c.Rules == rankd.ICPC {
 		pt := int64(penaltyOf(&c) / time.Minute)
 		cj.PenaltyTime = &pt
 	} else {
 		cj.ScoreboardType = "score"
-	}
-	if c.OIMode == rankd.OILast {
-		cj.Rankd.OIMode = "last"
-	}
-	if m := c.Medals; m != (rankd.Medals{}) {
-		cj.Rankd.Medals = &rankdMedals{Gold: m.Gold, Silver: m.Silver, Bronze: m.Bronze}
 	}
 	if !c.Start.IsZero() {
 		st := ccs.FormatTime(c.Start)

@@ -137,19 +137,25 @@ func (fc *finalContest) mustServer(tb testing.TB, cache rankd.Projection) *final
 // advance moves the server's clock on by d.
 func (fs *finalServer) advance(d time.Duration) { fs.clock.Add(int64(d)) }
 
-// loads returns how many times the server read final standings from the store.
-func (fs *finalServer) loads(tb testing.TB) int {
+// loads returns how many times the server loaded final standings from source ("store" or "shared").
+func (fs *finalServer) loads(tb testing.TB, source string) int {
 	tb.Helper()
 	mfs, err := fs.reg.Gather()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() == "rankd_final_loads_total" {
-			return int(mf.GetMetric()[0].GetCounter().GetValue())
+		if mf.GetName() != "rankd_final_loads_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "source" && l.GetValue() == source {
+					return int(m.GetCounter().GetValue())
+				}
+			}
 		}
 	}
-	tb.Fatal("no rankd_final_loads_total")
 	return 0
 }
 
@@ -292,12 +298,15 @@ func TestFinalBurst(t *testing.T) {
 				}
 			}
 			fs.burst(t, 1000)
-			if got := fs.loads(t); got != tt.loads {
+			if got := fs.loads(t, "store"); got != tt.loads {
 				t.Errorf("loads from the store: got %d, want %d", got, tt.loads)
 			}
 			if cache != nil {
 				if got := int(cache.reads.Load()); got != tt.reads {
 					t.Errorf("reads from Redis: got %d, want %d", got, tt.reads)
+				}
+				if got, want := fs.loads(t, "shared"), tt.reads-tt.loads; got != want {
+					t.Errorf("loads from Redis counted: got %d, want %d", got, want)
 				}
 				if v, err := cache.FinalVersion(context.Background(), "c"); err != nil || v != f.Version {
 					t.Errorf("version in Redis: got %d, %v; want %d", v, err, f.Version)
@@ -323,8 +332,8 @@ func TestFinalReadThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := fc.mustServer(t, cache)
-	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t) != 0 {
-		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t))
+	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t, "store") != 0 {
+		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t, "store"))
 	}
 	if got := fs.mustGetFinal(t, true); got.View != "jury" || len(got.Rows) != len(v1.Jury) {
 		t.Fatalf("jury: got view %s of %d rows, want jury of %d", got.View, len(got.Rows), len(v1.Jury))
@@ -345,7 +354,7 @@ func TestFinalReadThrough(t *testing.T) {
 		}
 		return ""
 	})
-	if n := fs.loads(t); n != 0 {
+	if n := fs.loads(t, "store"); n != 0 {
 		t.Errorf("loads from the store: got %d, want 0", n)
 	}
 
@@ -369,7 +378,7 @@ func TestFinalReadThrough(t *testing.T) {
 	if v, err := cache.FinalVersion(ctx, "c"); err != nil || v != 3 {
 		t.Errorf("Redis refilled: got version %d, %v; want 3", v, err)
 	}
-	if n := fs.loads(t); n != 1 {
+	if n := fs.loads(t, "store"); n != 1 {
 		t.Errorf("loads from the store: got %d, want 1", n)
 	}
 
@@ -403,13 +412,13 @@ func TestFinalRedisDown(t *testing.T) {
 	if st.State != finalize.Done || st.Version != 1 {
 		t.Fatalf("finalization: got %+v, want done, version 1", st)
 	}
-	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t) != 1 {
-		t.Fatalf("got version %d after %d loads from the store, want 1 after 1", got.Version, fs.loads(t))
+	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t, "store") != 1 {
+		t.Fatalf("got version %d after %d loads from the store, want 1 after 1", got.Version, fs.loads(t, "store"))
 	}
 	fs.advance(5 * time.Second)
 	fs.mustGetFinal(t, false)
 	waitFor(t, "the store is read again", func() string {
-		if n := fs.loads(t); n != 2 {
+		if n := fs.loads(t, "store"); n != 2 {
 			return fmt.Sprintf("%d loads", n)
 		}
 		return ""
@@ -433,8 +442,8 @@ func TestFinalizePutsIntoRedis(t *testing.T) {
 		t.Fatalf("in Redis: got version %d built %v (%v), want the store's %d built %v", got.Version, got.Built, err, want.Version, want.Built)
 	}
 	fs := fc.mustServer(t, cache)
-	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t) != 0 {
-		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t))
+	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t, "store") != 0 {
+		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t, "store"))
 	}
 }
 
@@ -555,7 +564,7 @@ func BenchmarkFinalBurst(b *testing.B) {
 				b.ReportMetric(float64(size), "answer-bytes")
 				b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
 				b.ReportMetric(float64(took[len(took)*99/100])/1e6, "p99-ms")
-				loads := fs.loads(b)
+				loads := fs.loads(b, "store")
 				if cache != nil {
 					loads += int(cache.reads.Load())
 				}

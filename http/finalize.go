@@ -153,8 +153,8 @@ func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
 }
 
 // loadFinal reads a contest's active final standings for the cache in memory, which holds have: from the
-// shared cache when there is one and it holds have's version or a later one, else from the store (counted
-// by rankd_final_loads_total), filling the shared cache with them unless it is unreachable. A shared cache
+// shared cache when there is one and it holds have's version or a later one, else from the store (each
+// counted by rankd_final_loads_total), filling the shared cache with them unless it is unreachable. A shared cache
 // that fails is logged and passed over: the store answers.
 func (s *Server) loadFinal(ctx context.Context, id string, have rankd.FinalStandings) (rankd.FinalStandings, error) {
 	shared, ok := s.Projection.(FinalCache)
@@ -166,11 +166,14 @@ func (s *Server) loadFinal(ctx context.Context, id string, have rankd.FinalStand
 			s.Logger.Warn("reading the final standings from the shared cache failed; reading the store",
 				slog.String("contest", id), slog.String("error", err.Error()))
 		case !behind:
+			if f.Version != have.Version {
+				s.finalLoads.WithLabelValues("shared").Inc()
+			}
 			return f, nil
 		}
 		fill = err == nil
 	}
-	s.finalLoads.Inc()
+	s.finalLoads.WithLabelValues("store").Inc()
 	f, err := s.Store.ActiveFinal(ctx, id)
 	if err != nil {
 		return rankd.FinalStandings{}, err

@@ -33,6 +33,8 @@ type contestJSON struct {
 	Teams          int           `json:"teams"`
 	Problems       []problemJSON `json:"problems,omitempty"`
 	Groups         []groupJSON   `json:"groups,omitempty"`
+	// Rankd is rankd's extension of the CCS contest object, as /api/contests/{id} carries it.
+	Rankd *contestExtJSON `json:"rankd,omitempty"`
 }
 
 type problemJSON struct {
@@ -44,6 +46,8 @@ type problemJSON struct {
 	Color    string  `json:"color,omitempty"`
 	MaxScore float64 `json:"max_score,omitempty"`
 	Value    int64   `json:"value,omitempty"`
+	// Rankd is rankd's extension of the CCS problem object, as /api/contests/{id}/problems carries it.
+	Rankd *problemExtJSON `json:"rankd,omitempty"`
 }
 
 type groupJSON struct {
@@ -78,7 +82,16 @@ func phase(c *rankd.Contest, st rankd.State, now time.Time) string {
 	return PhaseRunning
 }
 
-func (s *Server) describe(b *board.Board, full bool) contestJSON {
+// contestDetail is how much describe tells of a contest.
+type contestDetail int
+
+const (
+	contestSummary contestDetail = iota // as the list of contests shows it
+	contestPublic                       // the whole definition but the hidden groups
+	contestJury                         // the whole definition
+)
+
+func (s *Server) describe(b *board.Board, detail contestDetail) contestJSON {
 	c := b.Contest()
 	cj := contestJSON{
 		ID: c.ID, Name: c.Name, FormalName: c.FormalName, Rules: c.Rules.String(),
@@ -92,12 +105,18 @@ func (s *Server) describe(b *board.Board, full bool) contestJSON {
 		st := ccs.FormatTime(c.Start)
 		cj.StartTime = &st
 	}
-	if full {
-		for _, p := range b.Problems() {
-			cj.Problems = append(cj.Problems, problemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal,
-				RGB: p.RGB, Color: p.Color, MaxScore: p.MaxScore, Value: p.Value})
-		}
-		for _, g := range b.Groups() {
+	if detail == contestSummary {
+		return cj
+	}
+	ext := contestExtOf(&c)
+	cj.Rankd = &ext
+	for _, p := range b.Problems() {
+		cj.Problems = append(cj.Problems, problemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal,
+			RGB: p.RGB, Color: p.Color, MaxScore: p.MaxScore, Value: p.Value, Rankd: ccsProblemOf(p).Rankd})
+	}
+	for _, g := range b.Groups() {
+		// A hidden group's name may say more than the organisers want (a guest or test group): jury only.
+		if !g.Hidden || detail == contestJury {
 			cj.Groups = append(cj.Groups, groupJSON{ID: g.ID, Name: g.Name, Hidden: g.Hidden})
 		}
 	}
@@ -113,7 +132,7 @@ func penaltyOf(c *rankd.Contest) time.Duration {
 
 func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
 	out := []contestJSON{}
-	err := s.eachContest(func(b *board.Board) { out = append(out, s.describe(b, false)) })
+	err := s.eachContest(func(b *board.Board) { out = append(out, s.describe(b, contestSummary)) })
 	if err != nil {
 		return err
 	}
@@ -134,10 +153,20 @@ func (s *Server) eachContest(fn func(b *board.Board)) error {
 	return nil
 }
 
+// getContest describes a contest; a jury token also learns its hidden groups.
 func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.Auth.identify(r)
+	if err != nil {
+		return err
+	}
+	detail := contestPublic
+	if t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge {
+		detail = contestJury
+		w.Header().Set("Cache-Control", "private, no-cache")
+	}
 	var cj contestJSON
 	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
-		cj = s.describe(b, true)
+		cj = s.describe(b, detail)
 		return nil
 	}); err != nil {
 		return err

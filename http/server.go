@@ -71,7 +71,7 @@ type Server struct {
 	pagesRendered *prometheus.CounterVec
 	finals        finalCache
 	pasts         past // boards of past moments and teams' histories (history.go)
-	finalLoads    prometheus.Counter
+	finalLoads    *prometheus.CounterVec
 	mux           *http.ServeMux
 	srv           *http.Server
 }
@@ -94,10 +94,10 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 			Name: "rankd_scoreboard_pages_rendered_total",
 			Help: "Scoreboard pages rendered (not served from the page cache), by source: the shared projection or the board.",
 		}, []string{"source"}),
-		finalLoads: prometheus.NewCounter(prometheus.CounterOpts{
+		finalLoads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rankd_final_loads_total",
-			Help: "Final standings loaded from the store (the rest are served from memory).",
-		}),
+			Help: "Final standings loaded into memory, by source: the store, or the shared cache (Redis). The rest are served from memory.",
+		}, []string{"source"}),
 		mux: http.NewServeMux(),
 	}
 	reg.MustRegister(s.latency, s.pagesRendered, s.finalLoads)

@@ -37,10 +37,13 @@ let reveal = null;
 
 async function main() {
   try {
-    contest = await api(base);
+    contest = await api(base, contestToken());
   } catch (e) {
     if (e.status === 404) {
       fail(`There is no contest “${cid}” on this server.`);
+    } else if ((e.status === 401 || e.status === 403) && contestToken()) {
+      forgetToken(tokenKeys.jury); // the view asks for a good one once the board shows
+      main();
     } else {
       fail(`The contest could not be read (${e.message}); retrying…`);
       setTimeout(main, 3000);
@@ -116,10 +119,15 @@ function showContest() {
   showBanner();
 }
 
+// contestToken is the token the contest is read with: the jury's names the hidden groups too.
+function contestToken() {
+  return view === "jury" ? storedToken(tokenKeys.jury) || "" : "";
+}
+
 async function refreshContest() {
   let c;
   try {
-    c = await api(base);
+    c = await api(base, contestToken());
   } catch {
     return; // the feed shows the connection's state; the header waits for the next try
   }
