@@ -3,12 +3,15 @@ package main_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -85,7 +88,11 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 
 	// A thousand readers at once, on a cold cache: one load.
 	before := MustMetric(t, p.URL, `rankd_final_loads_total{source="store"}`)
+	// On a machine slower than the burst (the race detector, other tests on the same cores), the server closes
+	// connections whose request it did not get to read within its header timeout: those readers try again, as
+	// a browser would. Any answer but the final standings fails.
 	var wg sync.WaitGroup
+	var retried atomic.Int32
 	start := make(chan struct{})
 	for range 1000 {
 		wg.Add(1)
@@ -93,7 +100,12 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 			defer wg.Done()
 			<-start
 			var f finalBoard
-			if err := getJSON(p.URL+"/api/v1/contests/euc2025/final", &f); err != nil || f.Version != 1 {
+			err := getJSON(p.URL+"/api/v1/contests/euc2025/final", &f)
+			for try := 1; try < 3 && errors.As(err, new(*url.Error)); try++ {
+				retried.Add(1)
+				err = getJSON(p.URL+"/api/v1/contests/euc2025/final", &f)
+			}
+			if err != nil || f.Version != 1 {
 				t.Errorf("reader: got version %d, %v", f.Version, err)
 			}
 		}()
@@ -101,6 +113,9 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 	begin := time.Now()
 	close(start)
 	wg.Wait()
+	if n := retried.Load(); n > 0 {
+		t.Logf("%d readers tried again after the server closed their connection unread (the burst took %s)", n, time.Since(begin).Round(time.Millisecond))
+	}
 	// The server reads the standings again after 5 s: a burst that lasts longer (a slow machine, the race
 	// detector) has one more load per 5 s.
 	if loads, want := MustMetric(t, p.URL, `rankd_final_loads_total{source="store"}`)-before, 1+int(time.Since(begin)/(5*time.Second)); loads > float64(want) {
@@ -132,10 +147,14 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 		t.Errorf("first-to-solve awards: got %v, want the feed's %v", got, want)
 	}
 
-	// The finalization's state is in the metrics.
-	if v := MustMetric(t, p.URL, `rankd_finalize_state{contest="euc2025",state="done"}`); v != 1 {
-		t.Errorf("rankd_finalize_state done: got %v, want 1", v)
-	}
+	// The finalization's state is in the metrics; the finalization that the server files at the contest's end
+	// (here within 5 s of its creation, the end being past) may come and go meanwhile.
+	eventually(t, "the metrics say done", func() string {
+		if v := MustMetric(t, p.URL, `rankd_finalize_state{contest="euc2025",state="done"}`); v != 1 {
+			return fmt.Sprintf("rankd_finalize_state done: got %v, want 1", v)
+		}
+		return ""
+	})
 }
 
 // rankd finalize asks a running server and waits for the result; a contest it does not know is an error.

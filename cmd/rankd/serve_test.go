@@ -93,7 +93,12 @@ func StartRankd(tb testing.TB, dir string, args ...string) *rankdProc {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
-	tb.Cleanup(func() { p.Kill() })
+	tb.Cleanup(func() {
+		p.Kill()
+		if tb.Failed() {
+			tb.Logf("the end of rankd's log:\n%s", tail(p.Logs(), 40))
+		}
+	})
 	select {
 	case p.URL = <-addr:
 	case <-p.exited:
@@ -115,6 +120,12 @@ func StartRankd(tb testing.TB, dir string, args ...string) *rankdProc {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // Logs returns what the process wrote to standard error.
