@@ -250,16 +250,13 @@ func ccsProblemOf(p rankd.Problem) ccsProblemJSON {
 }
 
 func (s *Server) ccsProblems(w http.ResponseWriter, r *http.Request) error {
-	out := []ccsProblemJSON{}
-	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any {
+		out := []ccsProblemJSON{}
 		for _, p := range b.Problems() {
 			out = append(out, ccsProblemOf(p))
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
+		return out
+	})
 }
 
 type ccsJudgementTypeJSON struct {
@@ -272,16 +269,13 @@ type ccsJudgementTypeJSON struct {
 // ccsJudgementTypes lists the verdicts of a contest, in the order they were defined. They are public: the
 // event feed sends them to everyone, and they say nothing of any submission.
 func (s *Server) ccsJudgementTypes(w http.ResponseWriter, r *http.Request) error {
-	out := []ccsJudgementTypeJSON{}
-	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any {
+		out := []ccsJudgementTypeJSON{}
 		for _, jt := range b.JudgementTypes() {
 			out = append(out, ccsJudgementTypeJSON{ID: jt.ID, Name: jt.Name, Penalty: jt.Penalty, Solved: jt.Solved})
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
+		return out
+	})
 }
 
 func (s *Server) ccsGroups(w http.ResponseWriter, r *http.Request) error {
@@ -290,18 +284,15 @@ func (s *Server) ccsGroups(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := []groupJSON{}
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	return s.writeRead(w, cid, func(b *board.Board) any {
+		out := []groupJSON{}
 		for _, g := range b.Groups() {
 			if !g.Hidden || v.Kind == rankd.ViewJury {
 				out = append(out, groupJSON{ID: g.ID, Name: g.Name, Hidden: g.Hidden})
 			}
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
+		return out
+	})
 }
 
 type ccsOrganizationJSON struct {
@@ -312,8 +303,8 @@ type ccsOrganizationJSON struct {
 }
 
 func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error {
-	out := []ccsOrganizationJSON{}
-	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
+	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any {
+		out := []ccsOrganizationJSON{}
 		seen := map[string]bool{}
 		for _, t := range b.Teams() {
 			if t.OrganizationID == "" || seen[t.OrganizationID] {
@@ -324,9 +315,6 @@ func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error 
 				out = append(out, ccsOrganizationJSON{ID: o.ID, Name: o.Name, FormalName: o.FormalName, Country: o.Country})
 			}
 		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, out)
+		return out
+	})
 }

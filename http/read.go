@@ -164,14 +164,19 @@ func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
 		detail = contestJury
 		w.Header().Set("Cache-Control", "private, no-cache")
 	}
-	var cj contestJSON
-	if err := s.Engine.Read(r.PathValue("cid"), func(b *board.Board, _ int64) error {
-		cj = s.describe(b, detail)
+	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any { return s.describe(b, detail) })
+}
+
+// writeRead writes what fn reads of a contest's board, under its read lock.
+func (s *Server) writeRead(w http.ResponseWriter, contestID string, fn func(b *board.Board) any) error {
+	var out any
+	if err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+		out = fn(b)
 		return nil
 	}); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, cj)
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // scoreboardJSON is a page of a view of the board.
