@@ -84,7 +84,7 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	if len(cb.JudgementTypes) == 0 {
 		lines = append(lines[:1], append(defaultJudgementTypeLines(), lines[1:]...)...)
 	}
-	resp, err := s.ingestFeed(r, id, bytes.Join(lines, []byte{'\n'}))
+	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})))
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err != nil {
 		return err
 	}
-	resp, err := s.ingestFeed(r, id, bytes.Join(cb.lines(), []byte{'\n'}))
+	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(cb.lines(), []byte{'\n'})))
 	if err != nil {
 		return err
 	}

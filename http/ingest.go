@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -56,17 +57,19 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	default:
 		return rankd.Errorf(rankd.EINVALID, "results must be all or problems, not %q", q)
 	}
-	body, err := readBody(w, r, s.maxBody())
-	if err != nil {
-		return err
-	}
-	feed, single := body, false
+	// NDJSON is decoded as it arrives; JSON is read whole first.
+	var feed io.Reader = http.MaxBytesReader(w, r.Body, s.maxBody())
+	single := false
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/x-ndjson" || t != rankd.EventUnknown {
+		body, err := readBody(w, r, s.maxBody())
+		if err != nil {
+			return err
+		}
 		var lines [][]byte
 		if lines, single, err = jsonLines(body, t); err != nil {
 			return err
 		}
-		feed = bytes.Join(lines, []byte{'\n'})
+		feed = bytes.NewReader(bytes.Join(lines, []byte{'\n'}))
 	}
 	resp, err := s.ingestFeed(r, contestID, feed)
 	if err != nil {
@@ -140,10 +143,15 @@ type item struct {
 // overlaps the decoding of the next.
 const decodeChunk = 1000
 
-// ingestFeed decodes event-feed lines into log entries and submits them, in parts, and answers for each
-// line. The contest's definition is read first, unseen, so that absolute times in the lines are read against
-// the contest's start.
-func (s *Server) ingestFeed(r *http.Request, contestID string, feed []byte) (ingestResponse, error) {
+// commitWindow is how many parts of a request may wait for their commit at once: a large request is decoded
+// as fast as it is committed, not held in memory whole.
+const commitWindow = 8
+
+// ingestFeed decodes event-feed lines into log entries as they are read and submits them, in parts, and
+// answers for each line. The contest's definition is read first, unseen, so that absolute times in the
+// lines are read against the contest's start. An error reading the feed (too large, the client gone) fails
+// the request; the parts queued before it are committed all the same, and sent again are duplicates.
+func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (ingestResponse, error) {
 	var prefix []byte
 	err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c := b.Contest()
@@ -160,24 +168,35 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed []byte) (ing
 		return ingestResponse{}, err
 	}
 	skip := bytes.Count(prefix, []byte{'\n'})
-	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), bytes.NewReader(feed)))
-	items := make([]item, 0, bytes.Count(feed, []byte{'\n'})+1)
-	entries := make([]rankd.LogEntry, 0, cap(items))
+	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), feed))
 	var parts []part
-	queued, queuedEntries := 0, 0 // items and entries queued so far
+	items := make([]item, 0, decodeChunk)
+	entries := make([]rankd.LogEntry, 0, decodeChunk)
 	queue := func() error {
-		p, err := s.Engine.Enqueue(r.Context(), contestID, entries[queuedEntries:len(entries):len(entries)])
+		p, err := s.Engine.Enqueue(r.Context(), contestID, entries)
 		if err != nil {
 			return err
 		}
-		parts = append(parts, part{items: items[queued:len(items):len(items)], pending: p})
-		queued, queuedEntries = len(items), len(entries)
-		return nil
+		parts = append(parts, part{items: items, pending: p})
+		items, entries = make([]item, 0, decodeChunk), make([]rankd.LogEntry, 0, decodeChunk)
+		if n := len(parts) - commitWindow; n > 0 {
+			_, err = parts[n-1].pending.Wait(r.Context())
+		}
+		return err
 	}
 	for {
 		ev, err := rd.Next()
 		if err == io.EOF {
 			break
+		}
+		var lineErr *rankd.Error
+		var tooLarge *http.MaxBytesError
+		switch {
+		case err == nil, errors.As(err, &lineErr):
+		case errors.As(err, &tooLarge):
+			return ingestResponse{}, err
+		default:
+			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end, after line %d", rd.Line()-skip)
 		}
 		n := rd.Line() - skip
 		switch {
@@ -192,7 +211,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed []byte) (ing
 			}
 			items = append(items, item{n: n, typ: ev.Type, id: ev.ID, err: err})
 		}
-		if len(items)-queued == decodeChunk {
+		if len(items) == decodeChunk {
 			if err := queue(); err != nil {
 				return ingestResponse{}, err
 			}

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -139,5 +140,54 @@ func TestIngestResultsProblemsOnly(t *testing.T) {
 	}
 	if r := e.Do(t, "POST", "/api/v1/contests/c1/events?results=some", judgeToken, "{}"); r.Status != http.StatusBadRequest {
 		t.Errorf("results=some: got %d, want 400", r.Status)
+	}
+}
+
+// submissionLines returns n NDJSON lines of submissions s<from>, s<from+1>, ..., one in twenty malformed.
+func submissionLines(from, n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		id := from + i
+		lines[i] = fmt.Sprintf(`{"type":"submissions","data":{"id":"s%d","team_id":"t%d","problem_id":"A","contest_time":"2:%02d:00"}}`, id, 1+id%3, id%60)
+		if id%20 == 0 {
+			lines[i] = `{"type":"submissions","data":`
+		}
+	}
+	return lines
+}
+
+// A request of many parts, more than wait for their commit at once, answers for every line in order; one
+// beyond the body limit is refused as too large, and what it queued before the limit was stored: sent
+// again, none of it is lost.
+func TestIngestLargeFeed(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	lines := submissionLines(100, 9000) // 9 parts, about 0.9 MB
+	var res ingestResponse
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join(lines, "\n")+"\n", &res)
+	if res.Accepted != 8550 || res.Rejected != 450 || len(res.Results) != len(lines) {
+		t.Fatalf("got %d accepted, %d rejected, %d results; want 8550, 450, %d", res.Accepted, res.Rejected, len(res.Results), len(lines))
+	}
+	for i, r := range res.Results {
+		if r.Item != i+1 {
+			t.Fatalf("result %d is of item %d, want %d", i, r.Item, i+1)
+		}
+	}
+
+	big := submissionLines(10000, 15000) // about 1.5 MB, over the 1 MiB limit
+	var refused struct{ Code string }
+	e.MustDo(t, http.StatusRequestEntityTooLarge, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join(big, "\n")+"\n", &refused)
+	if refused.Code != "too_large" {
+		t.Errorf("got code %q, want too_large", refused.Code)
+	}
+	// The limit came after 10 parts of 1,000 lines (about 100 bytes each): they were stored.
+	for i, half := range [][]string{big[:7500], big[7500:]} {
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events?results=problems", judgeToken, strings.Join(half, "\n")+"\n", &res)
+		if res.Accepted+res.Duplicates != 7125 || res.Rejected != 375 {
+			t.Errorf("sent again: got %d accepted, %d duplicates, %d rejected; want 7125 in all and 375 rejected", res.Accepted, res.Duplicates, res.Rejected)
+		}
+		if want := []int{7125, 2375}[i]; res.Duplicates != want {
+			t.Errorf("lines %d to %d sent again: got %d duplicates, want %d", 7500*i+1, 7500*(i+1), res.Duplicates, want)
+		}
 	}
 }
