@@ -271,17 +271,18 @@ func (a *appendCall) store(keep []int, stored int64) error {
 	w := writers.Get().(*segmentWriter)
 	defer writers.Put(w)
 	w.keys = slices.Grow(w.keys[:0], 1+64*len(keep))
-	w.data = slices.Grow(w.data[:0], 1+size)
+	w.data = slices.Grow(w.data[:0], size)
 	w.reset()
 	insert := a.tx.StmtContext(a.ctx, a.db.stmts.insertSegment)
 	first := a.results[keep[0]].Pos
 	flush := func() error {
 		// The driver copies the blobs: w is free again when the statement returns.
-		if _, err := insert.ExecContext(a.ctx, a.x.key, first, w.count, stored, w.keys, w.data); err != nil {
+		data := w.compressed()
+		if _, err := insert.ExecContext(a.ctx, a.x.key, first, w.count, stored, w.keys, data); err != nil {
 			return err
 		}
 		a.segments++
-		a.bytes += len(w.keys) + len(w.data)
+		a.bytes += len(w.keys) + len(data)
 		first += int64(w.count)
 		w.reset()
 		return nil

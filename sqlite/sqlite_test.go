@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/klauspost/compress/s2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -92,7 +93,7 @@ func TestBackgroundCheckpoint(t *testing.T) {
 	}
 	before := size()
 	tr := &storetest.Traffic{}
-	for range 30 { // about 8 MB
+	for range 150 { // about 40 MB of events, 8 MB stored
 		storetest.MustAppend(t, db, "c1", tr.Entries(1000)...)
 	}
 	for deadline := time.Now().Add(10 * time.Second); size() < before+4<<20; {
@@ -437,6 +438,63 @@ func TestLargeCall(t *testing.T) {
 	// Every entry is known to deduplication.
 	res := storetest.MustAppend(t, db, "c1", entries[0], entries[49])
 	if !res[0].Duplicate || !res[1].Duplicate {
+		t.Errorf("entries sent again: got %+v, want duplicates", res)
+	}
+}
+
+// TestPlainSegments: a log whose segments hold their data uncompressed, as rankd wrote them before it
+// compressed them, reads back the same.
+func TestPlainSegments(t *testing.T) {
+	dir := t.TempDir()
+	db := MustOpen(t, dir)
+	tr := &storetest.Traffic{}
+	entries := tr.Entries(3000)
+	storetest.MustAppend(t, db, "c1", entries...)
+	want := storetest.MustReplay(t, db, "c1", 0)
+	MustClose(t, db)
+
+	raw := MustRaw(t, dir)
+	rows, err := raw.Query(`SELECT rowid, data FROM segments`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := map[int64][]byte{}
+	for rows.Next() {
+		var id int64
+		var data []byte
+		if err := rows.Scan(&id, &data); err != nil {
+			t.Fatal(err)
+		}
+		if data[0] != 2 {
+			t.Fatalf("segment %d: got format %d, want 2 (S2)", id, data[0])
+		}
+		d, err := s2.Decode(nil, data[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain[id] = append([]byte{1}, d...)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for id, data := range plain {
+		MustExec(t, raw, `UPDATE segments SET data = ? WHERE rowid = ?`, data, id)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = MustOpen(t, dir)
+	got := storetest.MustReplay(t, db, "c1", 0)
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Pos != want[i].Pos || string(got[i].Data) != string(want[i].Data) || got[i].Hash != want[i].Hash {
+			t.Fatalf("entry %d: got pos %d %q, want pos %d %q", i, got[i].Pos, got[i].Data, want[i].Pos, want[i].Data)
+		}
+	}
+	if res := storetest.MustAppend(t, db, "c1", entries[0], entries[2999]); !res[0].Duplicate || !res[1].Duplicate {
 		t.Errorf("entries sent again: got %+v, want duplicates", res)
 	}
 }
