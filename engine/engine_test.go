@@ -314,3 +314,70 @@ func TestLimits(t *testing.T) {
 		}
 	}
 }
+
+// Checkpoints are taken while the contest goes on, behind the committer: each restores the board that the
+// log up to its position builds, and the gap between two grows with the log (CheckpointEvery, then as many
+// entries as the last checkpoint held, up to 8 times CheckpointEvery).
+func TestCheckpointsBehindCommits(t *testing.T) {
+	ctx := context.Background()
+	store := MustOpenStore(t, t.TempDir())
+	defer store.Close()
+	e := MustOpenEngine(t, store) // a checkpoint every 500 entries at first
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	var saved []int64
+	for i := 0; i < len(entries); i += 50 {
+		res, err := e.Submit(ctx, "c", entries[i:min(i+50, len(entries))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Status != engine.StatusAccepted {
+				t.Fatalf("entry: got %+v, want accepted", r)
+			}
+		}
+		// Let the checkpoint due, if one is, finish before more entries come.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			cp, err := store.LatestCheckpoint(ctx, "c")
+			pos := int64(i + 50)
+			due := len(saved) == 0 && pos >= 500 || len(saved) > 0 && pos-saved[len(saved)-1] >= max(500, saved[len(saved)-1])
+			if err == nil && (len(saved) == 0 || cp.Pos != saved[len(saved)-1]) {
+				saved = append(saved, cp.Pos)
+				mustRestoreAs(t, cp, entries[:cp.Pos])
+				break
+			}
+			if !due || time.Now().After(deadline) {
+				break
+			}
+		}
+	}
+	if len(saved) < 2 || saved[0] < 500 || saved[1]-saved[0] < max(500, saved[0]) {
+		t.Errorf("checkpoints at %v of %d entries; want the first after 500, the next at least as many after", saved, len(entries))
+	}
+}
+
+// mustRestoreAs checks that a checkpoint restores the board that applying entries builds.
+func mustRestoreAs(tb testing.TB, cp rankd.Checkpoint, entries []rankd.LogEntry) {
+	tb.Helper()
+	got, err := board.Restore(cp.Data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	want := board.New()
+	for i := range entries {
+		if _, err := want.Apply(&entries[i].Event); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	g, err := got.Standings(rankd.JuryView, 0, -1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w, err := want.Standings(rankd.JuryView, 0, -1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !equalStandings(g, w) {
+		tb.Errorf("checkpoint at %d: its board is not the log's (seq %d, want %d)", cp.Pos, g.Seq, w.Seq)
+	}
+}
