@@ -170,15 +170,16 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 	skip := bytes.Count(prefix, []byte{'\n'})
 	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), feed))
 	var parts []part
-	items := make([]item, 0, decodeChunk)
-	entries := make([]rankd.LogEntry, 0, decodeChunk)
+	var items []item
+	var entries []rankd.LogEntry
+	room := 16 // for the first part: most requests are a few events
 	queue := func() error {
 		p, err := s.Engine.Enqueue(r.Context(), contestID, entries)
 		if err != nil {
 			return err
 		}
 		parts = append(parts, part{items: items, pending: p})
-		items, entries = make([]item, 0, decodeChunk), make([]rankd.LogEntry, 0, decodeChunk)
+		items, entries, room = nil, nil, decodeChunk
 		if n := len(parts) - commitWindow; n > 0 {
 			_, err = parts[n-1].pending.Wait(r.Context())
 		}
@@ -199,6 +200,9 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end, after line %d", rd.Line()-skip)
 		}
 		n := rd.Line() - skip
+		if n > 0 && items == nil {
+			items, entries = make([]item, 0, room), make([]rankd.LogEntry, 0, room)
+		}
 		switch {
 		case n <= 0:
 			continue
