@@ -360,6 +360,7 @@ func (e *Engine) commitLoop(c *contest) {
 		}
 		e.commit(c, batch)
 		for _, r := range batch {
+			r.entries = nil // stored: a large request waiting for its last parts need not hold its first ones
 			close(r.done)
 		}
 		if last := c.lastCheck.Load(); c.pos-last >= e.checkpointGap(last) && c.checkpointing.CompareAndSwap(false, true) {
