@@ -361,6 +361,14 @@ func (b *Board) addTeam(id, name string) int32 {
 	return t
 }
 
+// reserveTeams makes room for n more teams, with their cells, at once: a restore knows how many come.
+func (b *Board) reserveTeams(n int) {
+	b.teams = slices.Grow(b.teams, n)
+	b.labels, b.flags = slices.Grow(b.labels, n), slices.Grow(b.flags, n)
+	b.ownSeq = slices.Grow(b.ownSeq, n)
+	b.cells = slices.Grow(b.cells, n*len(b.problems))
+}
+
 // double makes room for n more elements, doubling the capacity when it grows: registering 10,000 teams one
 // by one then copies the (large) team array a few times, not dozens as append's growth would.
 func double[T any](s []T, n int) []T {

@@ -171,6 +171,7 @@ func Restore(data []byte) (*Board, error) {
 	for _, o := range s.Orgs {
 		b.orgs[o.ID] = o
 	}
+	b.reserveTeams(len(s.Teams))
 	for i, info := range s.Teams {
 		t := b.addTeam(info.ID, info.Name)
 		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
