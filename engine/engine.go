@@ -363,7 +363,7 @@ func (e *Engine) commitLoop(c *contest) {
 			r.entries = nil // stored: a large request waiting for its last parts need not hold its first ones
 			close(r.done)
 		}
-		if last := c.lastCheck.Load(); c.pos-last >= e.checkpointGap(last) && c.checkpointing.CompareAndSwap(false, true) {
+		if last := c.lastCheck.Load(); !c.stale && c.pos-last >= e.checkpointGap(last) && c.checkpointing.CompareAndSwap(false, true) {
 			e.wg.Add(1)
 			go func() {
 				defer e.wg.Done()
@@ -534,7 +534,7 @@ func (e *Engine) rebuild(c *contest) {
 		return
 	}
 	c.board, c.pos, c.stale = fresh.board, fresh.pos, false
-	c.lastCheck.Store(fresh.lastCheck.Load())
+	c.noteCheckpoint(fresh.lastCheck.Load())
 	c.proj.lost()
 	c.publish()
 }
@@ -560,9 +560,15 @@ func (e *Engine) saveCheckpoint(ctx context.Context, c *contest, cp rankd.Checkp
 	if err := e.store.SaveCheckpoint(ctx, c.id, cp); err != nil {
 		return err
 	}
-	for last := c.lastCheck.Load(); cp.Pos > last && !c.lastCheck.CompareAndSwap(last, cp.Pos); last = c.lastCheck.Load() {
-	}
+	c.noteCheckpoint(cp.Pos)
 	return nil
+}
+
+// noteCheckpoint notes a checkpoint at pos as c's latest, unless a later one is: a checkpoint taken behind
+// the committer may be saved while a rebuild reads an older one.
+func (c *contest) noteCheckpoint(pos int64) {
+	for last := c.lastCheck.Load(); pos > last && !c.lastCheck.CompareAndSwap(last, pos); last = c.lastCheck.Load() {
+	}
 }
 
 // Result is what became of one submitted event.

@@ -172,16 +172,15 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 	var parts []part
 	var items []item
 	var entries []rankd.LogEntry
-	room := 16 // for the first part: most requests are a few events
 	queue := func() error {
 		p, err := s.Engine.Enqueue(r.Context(), contestID, entries)
 		if err != nil {
 			return err
 		}
 		parts = append(parts, part{items: items, pending: p})
-		items, entries, room = nil, nil, decodeChunk
-		if n := len(parts) - commitWindow; n > 0 {
-			_, err = parts[n-1].pending.Wait(r.Context())
+		items, entries = nil, nil
+		if n := len(parts) - commitWindow; n >= 0 {
+			_, err = parts[n].pending.Wait(r.Context())
 		}
 		return err
 	}
@@ -201,6 +200,10 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		}
 		n := rd.Line() - skip
 		if n > 0 && items == nil {
+			room := decodeChunk
+			if len(parts) == 0 {
+				room = 16 // most requests are a few events
+			}
 			items, entries = make([]item, 0, room), make([]rankd.LogEntry, 0, room)
 		}
 		switch {

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -332,7 +331,7 @@ func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func
 		if err := rows.Scan(&first, &count, &stored, &keys, &data); err != nil {
 			return fail(ctx, "replay", err)
 		}
-		entries, err := d.decode(string(keys), bytes.Clone(data), first, count, fromUnixNano(stored))
+		entries, err := d.decode(string(keys), data, first, count, fromUnixNano(stored))
 		if err != nil {
 			return fail(ctx, "replay", fmt.Errorf("contest %s, segment at %d: %w", contestID, first, err))
 		}

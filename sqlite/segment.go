@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -280,15 +281,15 @@ type segmentDecoder struct {
 }
 
 // decode returns the entries of a segment: count entries from position first, all stored at stored.
-// Their Data are slices of data, which the caller no longer touches; their tokens are slices of keys, and
-// their hashes share one string.
+// Their Data are slices of a buffer of their own, data being the driver's (read before its next row);
+// their tokens are slices of keys, and their hashes share one string.
 func (d *segmentDecoder) decode(keys string, data []byte, first int64, count int, stored time.Time) ([]rankd.LogEntry, error) {
 	if count <= 0 || len(data) == 0 {
 		return nil, errBadSegment
 	}
 	switch data[0] {
 	case dataPlain:
-		data = data[1:]
+		data = bytes.Clone(data[1:])
 	case dataS2:
 		var err error
 		if data, err = s2.Decode(nil, data[1:]); err != nil {
