@@ -314,7 +314,7 @@ func TestBrowserAdmin(t *testing.T) {
 	tb.Fill("p-id", "B", "p-label", "B", "p-name", "Bananas")
 	tb.Do(chromedp.Click(chromedp.ID("p-no-colour")), chromedp.Click(chromedp.ID("p-save")))
 	tb.WaitStatus("Saved problem B: Bananas")
-	tb.Wait("two problems", `document.querySelectorAll("#problem-list tbody tr").length === 2`)
+	tb.Wait("two problems", `document.querySelectorAll("#problem-list tbody tr").length === 2 && document.getElementById("p-ordinal").value === "2"`)
 	// The forms work from the keyboard: Tab to the next field, Enter sends.
 	tb.Do(chromedp.Focus(chromedp.ID("g-id")), typeKeys("g1\tUniversities\r"))
 	tb.WaitStatus("Saved group Universities (g1)")

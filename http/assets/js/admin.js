@@ -6,7 +6,7 @@
 import { adminToken, call, forgetAdminToken, hasAdminToken, Status } from "./adminapi.js";
 import { api, contestTime, freezeAt, localTime, phaseNames, relMillis } from "./contest.js";
 import {
-  fillContestForm, fillProblemForm, FormError, readContestForm, readProblemForm, recall, remember, showRules, zoneName,
+  fillContestForm, fillProblemForm, FormError, readContestForm, readProblemForm, recall, refocus, remember, showRules, zoneName,
 } from "./admincontest.js";
 import { validID } from "./admincsv.js";
 import { fillTeamChoices, renderTeams, setUpTeams } from "./adminteams.js";
@@ -275,7 +275,7 @@ function setUpProblems() {
       await loadDefinition();
       fillProblemForm(null, nextOrdinal());
       problemFormFor(null);
-      $("p-id").focus();
+      refocus($("problem-form"), $("p-id"));
     }
   });
   $("problem-form").addEventListener("reset", () => setTimeout(() => {
@@ -332,7 +332,7 @@ function setUpGroups() {
     if (status.answer(`Add group ${g.name} (${g.id})`, a, `Saved group ${g.name} (${g.id}).`)) {
       $("group-form").reset();
       await reload("all");
-      $("g-id").focus();
+      refocus($("group-form"), $("g-id"));
     }
   });
   $("org-form").addEventListener("submit", async (e) => {
@@ -350,7 +350,7 @@ function setUpGroups() {
       remember("organizations", cid, [...added, o]);
       $("org-form").reset();
       await reload("teams");
-      $("o-id").focus();
+      refocus($("org-form"), $("o-id"));
     }
   });
 }

@@ -78,6 +78,13 @@ export function recall(kind, cid) {
   }
 }
 
+// refocus moves the keyboard to an element once a save has come back, unless the person has gone on to
+// something outside where the save started: a form answered late must not take the focus from another one.
+export function refocus(within, target) {
+  const now = document.activeElement;
+  if (!now || now === document.body || within.contains(now)) target.focus();
+}
+
 // FormError is a field that does not hold what the form needs; the page focuses the field.
 export class FormError extends Error {
   constructor(field, message) {

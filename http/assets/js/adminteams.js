@@ -3,7 +3,7 @@
 
 import { call, ingestCounts } from "./adminapi.js";
 import { teamsFromCSV, validID } from "./admincsv.js";
-import { FormError } from "./admincontest.js";
+import { FormError, refocus } from "./admincontest.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -142,7 +142,7 @@ async function teamAction(ctx, action, id) {
   // Keep the keyboard where it was: on the same action of the same team, whose label changed.
   const row = $("team-list").querySelector(`tr[data-team="${CSS.escape(id)}"]`);
   const again = row && row.querySelector(`button[data-action="${{ ban: "unban", unban: "ban", hide: "show", show: "hide" }[action]}"]`);
-  if (again) again.focus();
+  if (again) refocus($("team-list"), again);
 }
 
 async function copyToken(ctx) {
