@@ -57,6 +57,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	default:
 		return rankd.Errorf(rankd.EINVALID, "results must be all or problems, not %q", q)
 	}
+	if r.ContentLength > s.maxBody() {
+		// Refused before a line is stored: only a body of unknown length can be cut by the limit midway.
+		return &http.MaxBytesError{Limit: s.maxBody()}
+	}
 	// NDJSON is decoded as it arrives; JSON is read whole first.
 	var feed io.Reader = http.MaxBytesReader(w, r.Body, s.maxBody())
 	single := false

@@ -157,8 +157,8 @@ func submissionLines(from, n int) []string {
 }
 
 // A request of many parts, more than wait for their commit at once, answers for every line in order; one
-// beyond the body limit is refused as too large, and what it queued before the limit was stored: sent
-// again, none of it is lost.
+// beyond the body limit is refused as too large: at once when its length says so, or, streamed, once the limit
+// is reached, what it queued before stored: sent again, none of it is lost.
 func TestIngestLargeFeed(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
@@ -176,11 +176,17 @@ func TestIngestLargeFeed(t *testing.T) {
 
 	big := submissionLines(10000, 15000) // about 1.5 MB, over the 1 MiB limit
 	var refused struct{ Code string }
+	// Its length said at once: refused before anything is stored.
 	e.MustDo(t, http.StatusRequestEntityTooLarge, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join(big, "\n")+"\n", &refused)
 	if refused.Code != "too_large" {
 		t.Errorf("got code %q, want too_large", refused.Code)
 	}
-	// The limit came after 10 parts of 1,000 lines (about 100 bytes each): they were stored.
+	var after []struct{ ID string }
+	if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/submissions?offset=8553", adminToken, nil, &after); len(after) != 1 {
+		t.Fatalf("after a refused body: got %d submissions past the first 8,553, want 1: 4 of the contest and 8,550 of the first request", len(after))
+	}
+	// Streamed without a length: the limit comes after 10 parts of 1,000 lines (about 100 bytes each), and those are stored.
+	e.MustDo(t, http.StatusRequestEntityTooLarge, "POST", "/api/v1/contests/c1/events", judgeToken, chunked(strings.Join(big, "\n")+"\n"), &refused)
 	for i, half := range [][]string{big[:7500], big[7500:]} {
 		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events?results=problems", judgeToken, strings.Join(half, "\n")+"\n", &res)
 		if res.Accepted+res.Duplicates != 7125 || res.Rejected != 375 {

@@ -98,6 +98,9 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	return e
 }
 
+// chunked is a request body sent without its length.
+type chunked string
+
 // response is an HTTP answer, read whole.
 type response struct {
 	Status int
@@ -117,6 +120,10 @@ func (e *env) Do(tb testing.TB, method, path, token string, body any) response {
 		if strings.Contains(b, "\n{") {
 			ctype = "application/x-ndjson"
 		}
+	case chunked:
+		// A reader of unknown length: the body goes without Content-Length, as a stream does.
+		rd = io.MultiReader(strings.NewReader(string(b)))
+		ctype = "application/x-ndjson"
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {
