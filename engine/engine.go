@@ -75,6 +75,10 @@ type Engine struct {
 	closed   bool
 	ready    atomic.Bool
 	wg       sync.WaitGroup
+	// background is cancelled by Close: it stops the checkpoints taken behind the committers, which Close
+	// takes anew from the boards.
+	background     context.Context
+	stopBackground context.CancelFunc
 }
 
 // New returns an engine over store, reporting to metrics (nil for none). Call Open before serving it.
@@ -88,6 +92,7 @@ func New(store Store, metrics *Metrics) *Engine {
 		metrics:         metrics,
 		contests:        make(map[string]*contest),
 	}
+	e.background, e.stopBackground = context.WithCancel(context.Background())
 	if metrics != nil {
 		metrics.attach(e)
 	}
@@ -141,6 +146,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	for _, c := range all {
 		close(c.queue)
 	}
+	e.stopBackground()
 	e.wg.Wait()
 	var errs []error
 	for _, c := range all {
@@ -387,14 +393,17 @@ func (e *Engine) checkpointGap(last int64) int64 {
 // live board would hold its lock, and every commit with it, for as long (a second at a million
 // submissions).
 func (e *Engine) checkpointBehind(c *contest) {
-	ctx := context.Background()
+	ctx := e.background
 	begin := time.Now()
 	fresh, err := e.load(ctx, c.id)
-	if err == nil {
+	if err == nil && ctx.Err() == nil {
 		var data []byte
 		if data, err = fresh.board.Checkpoint(); err == nil {
 			err = e.saveCheckpoint(ctx, c, rankd.Checkpoint{Pos: fresh.pos, Data: data})
 		}
+	}
+	if ctx.Err() != nil {
+		return // closing
 	}
 	if err != nil {
 		e.Logger.Error("checkpoint failed", slog.String("contest", c.id), slog.String("error", err.Error()))

@@ -381,3 +381,57 @@ func mustRestoreAs(tb testing.TB, cp rankd.Checkpoint, entries []rankd.LogEntry)
 		tb.Errorf("checkpoint at %d: its board is not the log's (seq %d, want %d)", cp.Pos, g.Seq, w.Seq)
 	}
 }
+
+// blockingStore holds the first read of a checkpoint after it is armed until the read's context ends, as a
+// slow disk would.
+type blockingStore struct {
+	*sqlite.DB
+	armed   atomic.Bool
+	entered chan struct{}
+}
+
+func (s *blockingStore) LatestCheckpoint(ctx context.Context, contestID string) (rankd.Checkpoint, error) {
+	if s.armed.CompareAndSwap(true, false) {
+		close(s.entered)
+		<-ctx.Done()
+		return rankd.Checkpoint{}, ctx.Err()
+	}
+	return s.DB.LatestCheckpoint(ctx, contestID)
+}
+
+// Close does not wait for a checkpoint being taken behind the committer: it stops it and checkpoints the
+// board itself.
+func TestCloseStopsBackgroundCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	store := &blockingStore{DB: MustOpenStore(t, t.TempDir()), entered: make(chan struct{})}
+	defer store.Close()
+	e := MustOpenEngine(t, store) // a checkpoint every 500 entries
+	store.armed.Store(true)
+	entries := contestEntries(t)[:600]
+	if _, err := e.Submit(ctx, "c", entries); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-store.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no checkpoint started after 600 entries")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- e.Close(ctx) }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waits for the checkpoint behind the committer")
+	}
+	cp, err := store.LatestCheckpoint(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Pos != int64(len(entries)) {
+		t.Errorf("checkpoint at %d after Close, want %d", cp.Pos, len(entries))
+	}
+	mustRestoreAs(t, cp, entries)
+}
