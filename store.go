@@ -64,8 +64,9 @@ type Checkpoint struct {
 // CheckpointStore keeps the latest board checkpoint of each contest, so that start-up replays only the
 // log's tail.
 type CheckpointStore interface {
-	// SaveCheckpoint stores cp as the contest's latest checkpoint: the last one saved is the latest (older
-	// ones may be dropped). A negative Pos or an empty contestID: EINVALID.
+	// SaveCheckpoint stores cp as the contest's latest checkpoint, unless the one stored is at a later
+	// position (servers sharing a log save theirs in any order); older ones may be dropped. A negative Pos
+	// or an empty contestID: EINVALID.
 	SaveCheckpoint(ctx context.Context, contestID string, cp Checkpoint) error
 	// LatestCheckpoint returns the contest's latest checkpoint; an error with code ENOTFOUND when there is none.
 	LatestCheckpoint(ctx context.Context, contestID string) (Checkpoint, error)

@@ -8,8 +8,8 @@ import (
 	"rankd"
 )
 
-// SaveCheckpoint stores cp as the contest's latest checkpoint, replacing the one before: the last one saved
-// is the latest. A negative position is refused with EINVALID.
+// SaveCheckpoint stores cp as the contest's latest checkpoint, replacing the one before unless that one is
+// at a later position. A negative position is refused with EINVALID.
 func (db *DB) SaveCheckpoint(ctx context.Context, contestID string, cp rankd.Checkpoint) error {
 	if contestID == "" {
 		return rankd.Errorf(rankd.EINVALID, "no contest id given")
@@ -22,7 +22,8 @@ func (db *DB) SaveCheckpoint(ctx context.Context, contestID string, cp rankd.Che
 		data = []byte{}
 	}
 	_, err := db.write.ExecContext(ctx, `INSERT INTO checkpoints (contest_id, pos, data, saved_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (contest_id) DO UPDATE SET pos = excluded.pos, data = excluded.data, saved_at = excluded.saved_at`,
+		ON CONFLICT (contest_id) DO UPDATE SET pos = excluded.pos, data = excluded.data, saved_at = excluded.saved_at
+		WHERE excluded.pos >= checkpoints.pos`,
 		contestID, cp.Pos, data, unixNano(db.now()))
 	if err != nil {
 		return fail(ctx, "save checkpoint", err)

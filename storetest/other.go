@@ -22,6 +22,8 @@ func testCheckpoints(t *testing.T, s Store) {
 		{"c1", rankd.Checkpoint{Pos: 5, Data: []byte("first")}},
 		{"c2", rankd.Checkpoint{Pos: 0, Data: []byte{}}},
 		{"c1", rankd.Checkpoint{Pos: 9, Data: []byte("\x00second\xff")}},
+		{"c1", rankd.Checkpoint{Pos: 7, Data: []byte("late")}}, // behind the one stored: not kept
+		{"c2", rankd.Checkpoint{Pos: 0, Data: []byte("again")}},
 	}
 	for _, sv := range saves {
 		if err := s.SaveCheckpoint(ctx, sv.contest, sv.cp); err != nil {
@@ -32,8 +34,8 @@ func testCheckpoints(t *testing.T, s Store) {
 		contest string
 		want    rankd.Checkpoint
 	}{
-		{"c1", rankd.Checkpoint{Pos: 9, Data: []byte("\x00second\xff")}}, // the last saved
-		{"c2", rankd.Checkpoint{Pos: 0, Data: []byte{}}},
+		{"c1", rankd.Checkpoint{Pos: 9, Data: []byte("\x00second\xff")}}, // the latest position
+		{"c2", rankd.Checkpoint{Pos: 0, Data: []byte("again")}},          // the same position: the last saved
 	}
 	for _, tt := range tests {
 		got, err := s.LatestCheckpoint(ctx, tt.contest)
