@@ -32,6 +32,9 @@ type Store interface {
 // DefaultMaxBody bounds request bodies: a whole event feed fits, a runaway upload does not.
 const DefaultMaxBody = 64 << 20
 
+// LargestMaxBody is the largest body limit a server takes: the stores read back no log entry beyond it.
+const LargestMaxBody = 512 << 20
+
 // DefaultMaxStreams bounds the live streams open at once: about 2 GB of the server's memory.
 const DefaultMaxStreams = 25000
 

@@ -49,6 +49,11 @@ const (
 // time.
 const maxSegmentBytes = 1 << 20
 
+// maxSegmentData bounds a segment's data as a replay decodes it, so that a damaged length does not take
+// gigabytes: a segment is closed past maxSegmentBytes, and its last entry came in a request body of at most
+// 512 MiB (rankd serve --max-body).
+const maxSegmentData = 1 << 30
+
 // errBadSegment reports a segment the store cannot read: the file is damaged, or was not written by rankd.
 var errBadSegment = errors.New("damaged log segment")
 
@@ -291,6 +296,9 @@ func (d *segmentDecoder) decode(keys string, data []byte, first int64, count int
 	case dataPlain:
 		data = bytes.Clone(data[1:])
 	case dataS2:
+		if n, err := s2.DecodedLen(data[1:]); err != nil || n > maxSegmentData {
+			return nil, errBadSegment
+		}
 		var err error
 		if data, err = s2.Decode(nil, data[1:]); err != nil {
 			return nil, errBadSegment

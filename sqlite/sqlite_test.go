@@ -443,14 +443,16 @@ func TestLargeCall(t *testing.T) {
 	}
 }
 
-// TestPlainSegments: a log whose segments hold their data uncompressed, as rankd wrote them before it
-// compressed them, reads back the same.
+// TestPlainSegments: a log some of whose segments hold their data uncompressed, as rankd wrote them before
+// it compressed them, reads back the same.
 func TestPlainSegments(t *testing.T) {
 	dir := t.TempDir()
 	db := MustOpen(t, dir)
 	tr := &storetest.Traffic{}
 	entries := tr.Entries(3000)
-	storetest.MustAppend(t, db, "c1", entries...)
+	for i := 0; i < len(entries); i += 500 { // a segment each
+		storetest.MustAppend(t, db, "c1", entries[i:i+500]...)
+	}
 	want := storetest.MustReplay(t, db, "c1", 0)
 	MustClose(t, db)
 
@@ -473,10 +475,15 @@ func TestPlainSegments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain[id] = append([]byte{1}, d...)
+		if id%2 == 0 {
+			plain[id] = append([]byte{1}, d...)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+	if len(plain) != 3 {
+		t.Fatalf("got %d segments of 6 made plain, want 3", len(plain))
 	}
 	for id, data := range plain {
 		MustExec(t, raw, `UPDATE segments SET data = ? WHERE rowid = ?`, data, id)
@@ -497,5 +504,57 @@ func TestPlainSegments(t *testing.T) {
 	}
 	if res := storetest.MustAppend(t, db, "c1", entries[0], entries[2999]); !res[0].Duplicate || !res[1].Duplicate {
 		t.Errorf("entries sent again: got %+v, want duplicates", res)
+	}
+}
+
+// TestDamagedSegment: a segment whose compressed data is damaged fails the replay with an error that says
+// where, and no entry of it is handed on; the segments before it are read.
+func TestDamagedSegment(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func([]byte) []byte
+	}{
+		{"bytes flipped", func(d []byte) []byte {
+			for i := len(d) / 2; i < len(d)/2+16; i++ {
+				d[i] ^= 0x5a
+			}
+			return d
+		}},
+		{"cut short", func(d []byte) []byte { return d[:len(d)/2] }},
+		{"length of 4 GiB", func(d []byte) []byte { return append([]byte{2, 0xff, 0xff, 0xff, 0xff, 0x0f}, d[6:]...) }},
+		{"unknown format", func(d []byte) []byte { d[0] = 9; return d }},
+		{"empty", func([]byte) []byte { return []byte{} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := MustOpen(t, dir)
+			entries := (&storetest.Traffic{}).Entries(1000)
+			storetest.MustAppend(t, db, "c1", entries[:500]...)
+			storetest.MustAppend(t, db, "c1", entries[500:]...)
+			MustClose(t, db)
+
+			raw := MustRaw(t, dir)
+			var id int64
+			var data []byte
+			if err := raw.QueryRow(`SELECT rowid, data FROM segments ORDER BY rowid DESC LIMIT 1`).Scan(&id, &data); err != nil {
+				t.Fatal(err)
+			}
+			MustExec(t, raw, `UPDATE segments SET data = ? WHERE rowid = ?`, tt.damage(data), id)
+			if err := raw.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			db = MustOpen(t, dir)
+			defer MustClose(t, db)
+			var got int
+			err := db.Replay(context.Background(), "c1", 0, func(*rankd.LogEntry) error { got++; return nil })
+			if err == nil || !strings.Contains(err.Error(), "segment at 501") || !strings.Contains(err.Error(), "damaged") {
+				t.Errorf("replay: got error %v, want the damaged segment at 501", err)
+			}
+			if got != 500 {
+				t.Errorf("got %d entries before the damage, want 500", got)
+			}
+		})
 	}
 }

@@ -194,6 +194,9 @@ func TestUsageErrors(t *testing.T) {
 		{"standings", "--feed", filepath.Join(t.TempDir(), "missing.ndjson")},
 		{"bench"},
 		{"gen", "--rules", "chess"},
+		{"serve", "--max-body", "0"},
+		{"serve", "--max-body", "1073741824"},
+		{"serve", "--redis", "redis://127.0.0.1:1"},
 	} {
 		if _, _, err := run(args...); err == nil {
 			t.Errorf("rankd %v: got no error", args)

@@ -98,6 +98,10 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 		fs.Usage()
 		return errUsage
 	}
+	if s.MaxBody <= 0 || s.MaxBody > rankdhttp.LargestMaxBody {
+		fmt.Fprintf(m.Stderr, "--max-body must be from 1 to %d bytes\n", rankdhttp.LargestMaxBody)
+		return errUsage
+	}
 	if s.RedisURL != "" && s.PostgresURL == "" {
 		fmt.Fprintln(m.Stderr, "--redis needs --postgres: the servers of the distributed mode share a PostgreSQL database")
 		return errUsage
