@@ -118,9 +118,18 @@ func (e *Engine) Open(ctx context.Context) error {
 			return err
 		}
 		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			return rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
+		}
+		if _, ok := e.contests[id]; ok {
+			// Restored meanwhile by a request for it (a shared log: see adopt), with its own committer.
+			e.mu.Unlock()
+			continue
+		}
 		e.contests[id] = c
-		e.mu.Unlock()
 		e.start(c)
+		e.mu.Unlock()
 		e.Logger.Info("contest restored", slog.String("contest", id), slog.Int64("pos", c.pos),
 			slog.Duration("took", time.Since(begin)))
 	}
@@ -144,7 +153,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	e.mu.Unlock()
 	for _, c := range all {
+		c.queueMu.Lock()
+		c.queueClosed = true
 		close(c.queue)
+		c.queueMu.Unlock()
 	}
 	e.stopBackground()
 	e.wg.Wait()
@@ -161,6 +173,10 @@ func (e *Engine) Close(ctx context.Context) error {
 type contest struct {
 	id    string
 	queue chan *request
+	// queueMu guards sending on queue against Close closing it; only this contest's senders wait on it,
+	// so that a contest whose queue is full holds up no other.
+	queueMu     sync.RWMutex
+	queueClosed bool
 
 	mu        sync.RWMutex
 	board     *board.Board
@@ -327,6 +343,9 @@ func (e *Engine) changed(c *contest, ch *board.Change) {
 
 // start runs the committer of c.
 func (e *Engine) start(c *contest) {
+	if e.Projection != nil {
+		c.proj.signal = make(chan struct{}, 1) // before the committer, which kicks it
+	}
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -336,7 +355,6 @@ func (e *Engine) start(c *contest) {
 		}
 	}()
 	if e.Projection != nil {
-		c.proj.signal = make(chan struct{}, 1)
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()
@@ -542,10 +560,40 @@ func (e *Engine) rebuild(c *contest) {
 		c.stale = true
 		return
 	}
+	old := c.board
 	c.board, c.pos, c.stale = fresh.board, fresh.pos, false
 	c.noteCheckpoint(fresh.lastCheck.Load())
 	c.proj.lost()
+	e.notifyAll(c, old)
 	c.publish()
+}
+
+// notifyAll tells Notify that every row of a view may have changed, for each view whose sequence number the
+// board rebuilt in place of old does not share: the rebuild may hold entries that other servers stored,
+// whose changes were never reported.
+func (e *Engine) notifyAll(c *contest, old *board.Board) {
+	if e.Notify == nil {
+		return
+	}
+	teams := map[string]bool{}
+	for _, b := range []*board.Board{old, c.board} {
+		for _, t := range b.Teams() {
+			teams[t.ID] = true
+		}
+	}
+	rows := make([]board.RowChange, 0, len(teams))
+	for id := range teams {
+		rows = append(rows, board.RowChange{TeamID: id, Moved: true})
+	}
+	var diffs []board.Diff
+	for _, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
+		if seq := c.board.Seq(v); seq != old.Seq(v) {
+			diffs = append(diffs, board.Diff{View: v, Seq: seq, BaseSeq: old.Seq(v), Rows: rows})
+		}
+	}
+	if len(diffs) > 0 {
+		e.Notify(c.id, diffs)
+	}
 }
 
 // checkpoint stores c's board at its position, when it moved since the last one.
@@ -680,9 +728,9 @@ func (p *Pending) Wait(ctx context.Context) ([]Result, error) {
 
 // enqueue queues req on c, unless the engine is closing.
 func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	if e.closed {
+	c.queueMu.RLock()
+	defer c.queueMu.RUnlock()
+	if c.queueClosed {
 		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
 	}
 	select {
@@ -721,12 +769,15 @@ func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogE
 		}
 	}
 	if !defined {
-		return nil, rankd.Errorf(rankd.ENOTFOUND, "no contest %q", id)
+		return nil, e.unknown(id)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if c, ok := e.contests[id]; ok {
 		return c, nil
+	}
+	if e.closed {
+		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
 	}
 	if !e.ready.Load() {
 		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is starting")
@@ -793,6 +844,18 @@ func (e *Engine) adopt(ctx context.Context, id string) (*contest, error) {
 	return fresh, nil
 }
 
+// unknown is the error for a contest the engine does not hold: not found, unless the engine is still
+// restoring the stored contests, which it may be among.
+func (e *Engine) unknown(id string) error {
+	e.mu.RLock()
+	starting := !e.ready.Load() && !e.closed
+	e.mu.RUnlock()
+	if starting {
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is starting; retry")
+	}
+	return rankd.Errorf(rankd.ENOTFOUND, "no contest %q", id)
+}
+
 // ContestIDs returns the ids of the live contests, sorted.
 func (e *Engine) ContestIDs() []string {
 	e.mu.RLock()
@@ -812,7 +875,7 @@ func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error
 	c, ok := e.contests[contestID]
 	e.mu.RUnlock()
 	if !ok {
-		return rankd.Errorf(rankd.ENOTFOUND, "no contest %q", contestID)
+		return e.unknown(contestID)
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()

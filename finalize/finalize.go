@@ -38,7 +38,8 @@ import (
 
 // Builder gives what a finalization needs of the contests.
 type Builder interface {
-	// End returns when a contest ends; an error with code ENOTFOUND for an unknown contest.
+	// End returns when a contest ends; an error with code ENOTFOUND for an unknown contest, EUNAVAILABLE
+	// for one that cannot be read now (a scheduled finalization is then tried again).
 	End(contestID string) (time.Time, error)
 	// Final returns a contest's final standings: its boards at the log's end, with the position.
 	Final(ctx context.Context, contestID string) (rankd.FinalStandings, error)
@@ -340,7 +341,10 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 	id := job.Args.ContestID
 	if job.Args.Run == "" {
 		end, err := w.cfg.Builder.End(id)
-		if err != nil {
+		switch {
+		case rankd.ErrorCode(err) == rankd.EUNAVAILABLE:
+			return err // not restored yet, or being rebuilt: tried again
+		case err != nil:
 			// The contest is gone, or has no start any more: this schedule is void (a new start schedules
 			// anew).
 			return river.JobCancel(err)

@@ -63,9 +63,18 @@ type flaky struct {
 	hold   chan struct{} // when not nil, Final waits for it to close, whatever its ctx says
 	holden chan struct{} // closed when a call is held
 	once   sync.Once
+	// endUnavailable: End fails with EUNAVAILABLE this many times first (a server still restoring).
+	endUnavailable atomic.Int32
 }
 
 var errInjected = errors.New("injected failure")
+
+func (f *flaky) End(id string) (time.Time, error) {
+	if f.endUnavailable.Add(-1) >= 0 {
+		return time.Time{}, rankd.Errorf(rankd.EUNAVAILABLE, "the server is starting; retry")
+	}
+	return f.Builder.End(id)
+}
 
 func (f *flaky) Final(ctx context.Context, id string) (rankd.FinalStandings, error) {
 	f.calls.Add(1)
@@ -177,6 +186,30 @@ func TestScheduleAndRunAgain(t *testing.T) {
 	if again := MustReach(t, s, finalize.Done); again.Version != 1 {
 		t.Errorf("finalized again: got version %d, want 1", again.Version)
 	}
+}
+
+// A scheduled finalization that finds the contest unavailable (its server still restoring it) is tried
+// again, not cancelled.
+func TestScheduledWhileUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	st, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e := MustEngine(t, st)
+	f := &flaky{Builder: e}
+	f.endUnavailable.Store(2)
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, f))
+	end, err := e.End("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Schedule(context.Background(), "c", end); err != nil {
+		t.Fatal(err)
+	}
+	MustReach(t, s, finalize.Done)
+	MustMatchBoard(t, st, e)
 }
 
 // Failures are retried; after MaxAttempts the job is dead with its error, until an operator retries it.
