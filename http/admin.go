@@ -252,6 +252,11 @@ func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 	end := c.Start.Add(c.Duration)
 	var evs []rankd.Event
 	if now.Before(end) {
+		if ft := c.FreezeTime(); now.Before(c.Start.Add(ft)) {
+			// Not frozen yet: a thaw would drop the freeze to come, which an organiser does by editing the
+			// contest, not by a thaw sent too early.
+			return rankd.Errorf(rankd.ECONFLICT, "contest %q is not frozen (its freeze starts at %s): set its freeze duration to 0 to run without one", cid, ccs.FormatRelTime(ft))
+		}
 		c.FreezeDuration = 0
 		st.Frozen = nil
 		evs = append(evs, rankd.Event{Type: rankd.EventContest, ID: cid, Contest: &c})

@@ -81,6 +81,16 @@ func TestFreezeAndThawByHand(t *testing.T) {
 	if p.Frozen {
 		t.Fatal("frozen at 2:00, want live")
 	}
+	// A thaw before the freeze is refused: it would drop the freeze to come.
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/thaw", adminToken, nil); r.Status != http.StatusConflict {
+		t.Errorf("a thaw before the freeze: got %d, want 409", r.Status)
+	}
+	var c struct {
+		FreezeDuration string `json:"scoreboard_freeze_duration"`
+	}
+	if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", "", nil, &c); c.FreezeDuration != "1:00:00.000" {
+		t.Errorf("after a refused thaw: freeze duration %q, want 1:00:00.000", c.FreezeDuration)
+	}
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/freeze", adminToken, nil, nil)
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
 		`{"id":"s20","team_id":"t3","problem_id":"A","contest_time":"2:10:00"}`, nil)
@@ -97,6 +107,15 @@ func TestFreezeAndThawByHand(t *testing.T) {
 	}
 	if r := e.Do(t, "POST", "/api/v1/contests/c1/freeze", adminToken, nil); r.Status != http.StatusConflict {
 		t.Errorf("freezing twice: got %d, want 409", r.Status)
+	}
+	// Thawed during the contest: the freeze is lifted.
+	e.now = contestStart.Add(2*time.Hour + 30*time.Minute)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
+	if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/t3", "", nil, &row); row.Solved != 1 {
+		t.Errorf("the freeze lifted at 2:30: public sees t3 with %d solved, want 1", row.Solved)
+	}
+	if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p); p.Frozen {
+		t.Error("after the freeze was lifted: the page is marked frozen")
 	}
 
 	e.now = contestStart.Add(6 * time.Hour) // after the end
