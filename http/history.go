@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -44,6 +45,11 @@ const (
 	// historyFresh is how long a history is served after the board moved on: during a contest a history is
 	// worked out again at most this often per view and teams, however many readers ask.
 	historyFresh = 3 * time.Second
+	// maxPastWork is how many boards of past moments and histories are worked out at once: each replays a
+	// log, and may take a second and a gigabyte. Readers of other moments wait for their turn, at most
+	// pastWait, then are told to retry: however many ask, the server's memory stays bounded.
+	maxPastWork = 2
+	pastWait    = 10 * time.Second
 )
 
 // past is what a server keeps of the past of its contests.
@@ -53,6 +59,24 @@ type past struct {
 	histories []*historyEntry // most recently used first
 	contests  []contestPast   // most recently used first
 	flight    singleflight.Group
+
+	turnsOnce sync.Once
+	turns     chan struct{} // one value per piece of work running (see maxPastWork)
+	wait      atomic.Int64  // for a turn, in nanoseconds; 0: pastWait
+}
+
+// work runs fn in its turn: at most maxPastWork at once.
+func (p *past) work(fn func() (any, error)) (any, error) {
+	p.turnsOnce.Do(func() { p.turns = make(chan struct{}, maxPastWork) })
+	t := time.NewTimer(cmp.Or(time.Duration(p.wait.Load()), pastWait))
+	defer t.Stop()
+	select {
+	case p.turns <- struct{}{}:
+	case <-t.C:
+		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is busy working out other moments of the past; retry")
+	}
+	defer func() { <-p.turns }()
+	return fn()
 }
 
 // contestPast is the checkpoints and log index of a contest.
@@ -258,7 +282,7 @@ func (p *past) moment(cid string, at time.Duration, start time.Time) *moment {
 // build.
 func (p *past) catchUp(s *Server, m *moment, l live) error {
 	_, err, _ := p.flight.Do(fmt.Sprintf("at|%s|%d", m.key, l.pos), func() (any, error) {
-		return nil, m.catchUp(s, l)
+		return p.work(func() (any, error) { return nil, m.catchUp(s, l) })
 	})
 	return err
 }
@@ -400,7 +424,7 @@ func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) error {
 		return serveHistory(w, r, v, h)
 	}
 	res, err, _ := p.flight.Do(fmt.Sprintf("history|%s|%d", key, l.pos), func() (any, error) {
-		return s.workOutHistory(cid, key, v, teams, names, l)
+		return p.work(func() (any, error) { return s.workOutHistory(cid, key, v, teams, names, l) })
 	})
 	if err != nil {
 		return err

@@ -1008,3 +1008,25 @@ func TestBrowserChart(t *testing.T) {
 	tb.Do(chromedp.Focus(chromedp.CSS("#board")), typeKeys("c"))
 	tb.Wait("the chart hidden", `document.getElementById("chart").hidden`)
 }
+
+// The past is worked out a few moments at a time: while every turn is taken, a reader of another moment
+// waits, then is told to retry (503); one of a moment already built is served; once a turn is free, the
+// other moment is built.
+func TestPastWorkIsBounded(t *testing.T) {
+	e := MustOpen(t)
+	lines, _ := streamContest(t, 5)
+	e.MustPost(t, "c1", lines)
+	e.MustAt(t, "c1", "at=3:00:00", "")
+	release := e.server.TakePastTurns(50 * time.Millisecond)
+	for _, path := range []string{"/api/v1/contests/c1/scoreboard?at=2:00:00", "/api/v1/contests/c1/history"} {
+		r := e.Do(t, "GET", path, "", nil)
+		var body struct{ Code string }
+		if err := json.Unmarshal(r.Body, &body); err != nil || r.Status != http.StatusServiceUnavailable || body.Code != "unavailable" {
+			t.Errorf("%s while every turn is taken: got %d %s, want 503 unavailable", path, r.Status, r.Body)
+		}
+	}
+	e.MustAt(t, "c1", "at=3:00:00", "") // built before: served
+	release()
+	e.MustAt(t, "c1", "at=2:00:00", "")
+	e.MustHistory(t, "c1", "", "")
+}

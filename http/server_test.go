@@ -32,6 +32,7 @@ type env struct {
 	URL    string
 	now    time.Time
 	engine *engine.Engine
+	server *rankdhttp.Server
 }
 
 // MustOpen starts a server over a store in a temporary directory; the clock reads 4:30 into the contest.
@@ -75,6 +76,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 		}
 	}
 	s := rankdhttp.NewServer(e.engine, db, auth, reg, reg)
+	e.server = s
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
 	s.Heartbeat = 50 * time.Millisecond
