@@ -3,6 +3,7 @@ package http
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -271,6 +272,13 @@ func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 	evs = append(evs, rankd.Event{Type: rankd.EventState, State: &st})
 	if err := s.submitEvents(r, cid, evs...); err != nil {
 		return err
+	}
+	if !now.Before(end) && s.Finalizer != nil {
+		// The final standings built at the end show the public its frozen board: a new version shows the thaw.
+		if _, err := s.Finalizer.Run(r.Context(), cid, now); err != nil {
+			s.Logger.Warn("finalizing after the thaw failed; POST /finalize to retry", slog.String("contest", cid),
+				slog.String("error", err.Error()))
+		}
 	}
 	return writeJSON(w, http.StatusOK, map[string]bool{"thawed": true})
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"rankd"
+	"rankd/board"
 	"rankd/engine"
 	"rankd/finalize"
 	"rankd/gen"
@@ -587,5 +589,99 @@ func waitFor(tb testing.TB, what string, check func() string) {
 			tb.Fatalf("waiting until %s: still %s", what, got)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A thaw after the end finalizes the contest again: the final standings built at the end showed the public
+// its frozen board, the new version its thawed one.
+func TestThawFinalizesAgain(t *testing.T) {
+	ctx := context.Background()
+	fc := mustFinalContest(t, 30)
+	fs := fc.mustServer(t, nil)
+	svc, err := finalize.OpenSQLite(ctx, filepath.Join(t.TempDir(), "jobs.db"), finalize.Config{
+		Store: fc.db, Builder: fc.engine, PollEvery: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := svc.Stop(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	fs.Finalizer = svc
+	publicNow := func() string {
+		var rows []string
+		err := fc.engine.Read("c", func(b *board.Board, _ int64) error {
+			st, err := b.Standings(rankd.PublicView, 0, -1)
+			for _, r := range st.Rows {
+				rows = append(rows, fmt.Sprintf("%d %s", r.Rank, r.TeamID))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(rows, ", ")
+	}
+	served := func(f finalBody) string {
+		var rows []string
+		for _, r := range f.Rows {
+			rows = append(rows, fmt.Sprintf("%d %s", r.Rank, r.TeamID))
+		}
+		return strings.Join(rows, ", ")
+	}
+	if _, err := svc.Run(ctx, "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "version 1", func() string {
+		if st, err := svc.Status(ctx, "c"); err != nil || st.State != finalize.Done || st.Version != 1 {
+			return fmt.Sprintf("%+v, %v", st, err)
+		}
+		return ""
+	})
+	frozen := publicNow()
+	if got := served(fs.mustGetFinal(t, false)); got != frozen {
+		t.Fatalf("version 1: got %s, want the frozen public board %s", got, frozen)
+	}
+
+	mustPost(t, fs.URL+"/api/v1/contests/c/thaw", adminToken)
+	thawed := publicNow()
+	if thawed == frozen {
+		t.Fatal("the thaw changed nothing public: the test shows nothing")
+	}
+	waitFor(t, "version 2", func() string {
+		if st, err := svc.Status(ctx, "c"); err != nil || st.State != finalize.Done || st.Version != 2 {
+			return fmt.Sprintf("%+v, %v", st, err)
+		}
+		return ""
+	})
+	fs.advance(6 * time.Second) // past the 5 s a server keeps the version it read
+	waitFor(t, "the thawed final standings served", func() string {
+		if f := fs.mustGetFinal(t, false); f.Version != 2 || served(f) != thawed {
+			return fmt.Sprintf("version %d: %s", f.Version, served(f))
+		}
+		return ""
+	})
+}
+
+// mustPost posts to url with token and no body, and wants 200.
+func mustPost(tb testing.TB, url, token string) {
+	tb.Helper()
+	req, err := http.NewRequest("POST", url, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		tb.Fatalf("POST %s: got %d, want 200: %s", url, resp.StatusCode, body)
 	}
 }
