@@ -26,11 +26,11 @@ import (
 // follow the event that thaws, in log order), no bans, no awards before the thaw. ?view=public gives a jury
 // token the public feed; ?view=jury needs a jury token.
 //
-// A token is a place in the feed: "P" after the line of log position P, "P.K" after the K-th further line the
-// public feed gave for that entry (what a thaw released, or what a team shown again brought back). Both feeds
-// depend on the log alone, so a token resumes exactly, on any server over the same log, without expiry; the
-// jury feed takes "P.K" as "P". Resuming reads the log from its start (without sending it): the lines depend
-// on all before them.
+// A token is a place in the feed. In the jury feed, "P": after the line of log position P. In the public feed,
+// "pN": after its N-th line — not a log position, whose gaps would tell how many events the public does not see
+// (judgements during the freeze), nor anything a client could probe the log's length with. Both feeds depend
+// on the log alone, so a token resumes exactly, on any server over the same log, without expiry. Resuming reads
+// the log from its start (without sending it): the lines depend on all before them.
 //
 // New entries are found by looking at the board's log position every FeedPoll: an event committed on this
 // server reaches the clients within FeedPoll plus the time to read it from the store; one stored by another
@@ -54,25 +54,23 @@ var errChunkFull = errors.New("chunk full")
 
 func (s *Server) feedKeepAlive() time.Duration { return cmp.Or(s.Heartbeat, DefaultFeedKeepAlive) }
 
-// feedToken is a place in an event feed: after the line k (0 for the first) that the log's entry pos gave.
+// feedToken is a place in an event feed: after the line of log position pos (the jury feed's), or after the
+// public feed's line n.
 type feedToken struct {
 	pos int64
-	k   int
+	n   int64
 }
-
-func (t feedToken) after(u feedToken) bool { return t.pos > u.pos || t.pos == u.pos && t.k > u.k }
 
 func (t feedToken) append(b []byte) []byte {
-	b = strconv.AppendInt(b, t.pos, 10)
-	if t.k > 0 {
-		b = append(b, '.')
-		b = strconv.AppendInt(b, int64(t.k), 10)
+	if t.n > 0 {
+		return strconv.AppendInt(append(b, 'p'), t.n, 10)
 	}
-	return b
+	return strconv.AppendInt(b, t.pos, 10)
 }
 
-// parseFeedToken reads a token as the feed writes it ("12", "12.3"); "0" is the start of the feed.
-func parseFeedToken(s string) (feedToken, error) {
+// parseFeedToken reads a token as the feed writes it: "12" in the jury feed, "p12" in the public one; "0" is
+// the start of either.
+func parseFeedToken(s string, public bool) (feedToken, error) {
 	bad := rankd.Errorf(rankd.EINVALID, "since_token %q is not a token of this event feed", s)
 	num := func(s string) (int64, bool) {
 		if s == "" || len(s) > 18 || s[0] == '0' && len(s) > 1 {
@@ -86,28 +84,25 @@ func parseFeedToken(s string) (feedToken, error) {
 		n, err := strconv.ParseInt(s, 10, 64)
 		return n, err == nil
 	}
-	p, k, dotted := strings.Cut(s, ".")
-	pos, ok := num(p)
-	if !ok {
-		return feedToken{}, bad
+	if s == "0" {
+		return feedToken{}, nil
 	}
-	t := feedToken{pos: pos}
-	if dotted {
-		n, ok := num(k)
-		if !ok || n == 0 || n > 1<<30 || pos == 0 {
-			return feedToken{}, bad
+	if rest, ok := strings.CutPrefix(s, "p"); public && ok {
+		if n, ok := num(rest); ok && n > 0 {
+			return feedToken{n: n}, nil
 		}
-		t.k = int(n)
+	} else if pos, ok := num(s); !public && ok {
+		return feedToken{pos: pos}, nil
 	}
-	return t, nil
+	return feedToken{}, bad
 }
 
 // appendFeedLine appends a log line with its token, and a newline: the line is a JSON object without a token
 // (see rankd.LogEntry.Data), so the token goes in before its closing brace, and nothing is encoded again.
-func appendFeedLine(b, line []byte, t feedToken) ([]byte, error) {
+func appendFeedLine(b, line []byte, pos int64, t feedToken) ([]byte, error) {
 	line = bytes.TrimRight(line, " \t\r\n")
 	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
-		return b, rankd.Errorf(rankd.EINTERNAL, "log entry %d is not a JSON object", t.pos)
+		return b, rankd.Errorf(rankd.EINTERNAL, "log entry %d is not a JSON object", pos)
 	}
 	b = append(b, line[:len(line)-1]...)
 	if len(line) > 2 {
@@ -126,7 +121,7 @@ type feedReader struct {
 	times  *ccs.FeedTimes
 	after  int64     // the last log position read
 	skip   feedToken // lines up to this place are not written: the client has them
-	skipN  int       // the lines the public feed gave for the entry at skip.pos
+	lines  int64     // the public feed's lines made so far
 	out    []byte    // lines made, to write
 
 	arena []byte
@@ -169,27 +164,21 @@ func (f *feedReader) read(ctx context.Context) (done bool, err error) {
 // add makes the lines of one log entry.
 func (f *feedReader) add(pos int64, data []byte) error {
 	if f.filter == nil {
-		return f.line(data, feedToken{pos: pos})
+		return f.line(data, pos, feedToken{pos: pos}, pos <= f.skip.pos)
 	}
-	k := 0
-	err := f.filter.Add(pos, data, func(line []byte) error {
-		k++
-		return f.line(line, feedToken{pos: pos, k: k - 1})
+	return f.filter.Add(pos, data, func(line []byte) error {
+		f.lines++
+		return f.line(line, pos, feedToken{n: f.lines}, f.lines <= f.skip.n)
 	})
-	if pos == f.skip.pos {
-		f.skipN = k
-	}
-	return err
 }
 
-// line makes one line of the feed, unless the client has it.
-func (f *feedReader) line(line []byte, t feedToken) error {
-	skip := !t.after(f.skip)
+// line makes one line of the feed, of the log's entry pos, unless the client has it (skip).
+func (f *feedReader) line(line []byte, pos int64, t feedToken, skip bool) error {
 	line, err := f.times.Line(line, skip)
 	if err != nil || skip {
 		return err
 	}
-	f.out, err = appendFeedLine(f.out, line, t)
+	f.out, err = appendFeedLine(f.out, line, pos, t)
 	return err
 }
 
@@ -216,20 +205,14 @@ func (f *feedReader) fetch(ctx context.Context, pos int64) ([]byte, error) {
 // contest's start as the log gave it up to them (absolute times), and the public one on all it withholds.
 func (f *feedReader) seek(ctx context.Context, t feedToken) error {
 	f.skip = t
-	if t.pos == 0 {
-		return nil
-	}
-	for f.after < t.pos {
+	for f.after < t.pos || f.lines < t.n {
 		done, err := f.read(ctx)
 		if err != nil {
 			return err
 		}
-		if done && f.after < t.pos {
+		if done && (f.after < t.pos || f.lines < t.n) {
 			return rankd.Errorf(rankd.EINVALID, "since_token %q is beyond the end of this event feed", t.append(nil))
 		}
-	}
-	if f.filter != nil && t.k > 0 && t.k >= f.skipN {
-		return rankd.Errorf(rankd.EINVALID, "since_token %q is not a token of this event feed", t.append(nil))
 	}
 	return nil
 }
@@ -268,7 +251,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	var since feedToken
 	if q.Has("since_token") {
-		if since, err = parseFeedToken(q.Get("since_token")); err != nil {
+		if since, err = parseFeedToken(q.Get("since_token"), !jury); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -234,7 +235,8 @@ func TestEventFeedRealContestThaw(t *testing.T) {
 	if after[0].Type != "state" {
 		t.Fatalf("the first line after the thaw is %s, want the state that thaws", after[0])
 	}
-	// Each frozen judgement comes right after the thaw's state event (token T.k), in the order of the log.
+	// The frozen judgements come right after the thaw's state event, in the order of the log, and the public
+	// feed's tokens go on one by one.
 	juryPos := map[string]int{}
 	for i, l := range jury {
 		if l.Type == "judgements" {
@@ -242,14 +244,17 @@ func TestEventFeedRealContestThaw(t *testing.T) {
 		}
 	}
 	released, last := map[string]bool{}, -1
-	for _, l := range after {
-		if l.Type != "judgements" || !frozen[*l.ID] || released[*l.ID] {
+	for i, l := range after {
+		if want := fmt.Sprintf("p%d", len(before)+i+1); l.Token != want {
+			t.Fatalf("line %d after the thaw: got token %s, want %s", i, l.Token, want)
+		}
+		if i == 0 || len(released) == len(frozen) {
 			continue
 		}
-		released[*l.ID] = true
-		if !strings.HasPrefix(l.Token, after[0].Token+".") {
-			t.Errorf("frozen judgement %s comes at %s, want right after the thaw's state event %s", *l.ID, l.Token, after[0])
+		if l.Type != "judgements" || !frozen[*l.ID] {
+			t.Fatalf("after the thaw's state event and %d frozen judgements of %d: got %s", len(released), len(frozen), l)
 		}
+		released[*l.ID] = true
 		if juryPos[*l.ID] < last {
 			t.Errorf("frozen judgement %s comes out of the log's order", *l.ID)
 		}
@@ -373,8 +378,11 @@ func TestEventFeedPublicDuringFreeze(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after the thaw: got %q, want %q", got, want)
 	}
-	if len(after) == 3 && (after[1].Token != after[0].Token+".1" || after[2].Token != after[0].Token+".2") {
-		t.Errorf("got tokens %s, %s after the thaw's %s; want %[3]s.1 and %[3]s.2", after[1].Token, after[2].Token, after[0].Token)
+	for i, l := range append(before, after...) {
+		// The public feed's tokens count its lines: they say nothing of the events it did not send.
+		if want := fmt.Sprintf("p%d", i+1); l.Token != want {
+			t.Errorf("the public feed's line %d: got token %s, want %s", i+1, l.Token, want)
+		}
 	}
 	e.checkSameBoard(t, "c1", MustImport(t, append(before, after...)), rankd.PublicView)
 	for _, l := range e.MustFeed(t, "c1", "", "") {
@@ -385,7 +393,8 @@ func TestEventFeedPublicDuringFreeze(t *testing.T) {
 }
 
 // since_token resumes exactly: from every line of the feed, what follows is the rest of the feed, for the jury
-// and the public feed (whose thaw gives tokens of the form P.K); a token the feed does not have is a 400.
+// feed (tokens: log positions) and the public one (tokens pN: its N-th line); a token the feed does not have is
+// a 400.
 func TestEventFeedResumes(t *testing.T) {
 	e := MustOpen(t)
 	e.MustFrozenContest(t)
@@ -403,21 +412,22 @@ func TestEventFeedResumes(t *testing.T) {
 			t.Errorf("token %q: since_token=0 got %q, want the whole feed", token, ids(rest))
 		}
 	}
-	last := e.MustFeed(t, "c1", "", adminToken)
-	end := last[len(last)-1].Token
+	jury, public := e.MustFeed(t, "c1", "", adminToken), e.MustFeed(t, "c1", "", "")
+	juryEnd, publicEnd := jury[len(jury)-1].Token, public[len(public)-1].Token
 	for _, tt := range []struct {
-		token  string
-		public bool // a token only the public feed refuses: the jury feed resumes after its position
+		token string
+		feeds []string // the tokens of the feeds that refuse it: the jury's, the public's
 	}{
-		{"abc", false}, {"-1", false}, {"01", false}, {"1.0", false}, {"1.x", false}, {"0.1", false},
-		{"1.2.3", false}, {end + "1", false}, {"99999999", false}, {end + ".9", true},
+		{"abc", []string{adminToken, ""}}, {"-1", []string{adminToken, ""}}, {"01", []string{adminToken, ""}},
+		{"1.0", []string{adminToken, ""}}, {"0.1", []string{adminToken, ""}}, {"p0", []string{adminToken, ""}},
+		{"p01", []string{adminToken, ""}}, {"99999999", []string{adminToken, ""}},
+		{juryEnd + "1", []string{adminToken}}, {"p1", []string{adminToken}},
+		// The public feed takes no log position: it would tell the log's length, hidden events included.
+		{"1", []string{""}}, {juryEnd, []string{""}}, {publicEnd + "1", []string{""}},
 	} {
 		bad := tt.token
 		t.Run(bad, func(t *testing.T) {
-			for _, token := range []string{adminToken, ""} {
-				if tt.public && token != "" {
-					continue
-				}
+			for _, token := range tt.feeds {
 				var body struct{ Code, Message string }
 				e.MustDo(t, http.StatusBadRequest, "GET", "/api/contests/c1/event-feed?stream=false&since_token="+bad, token, nil, &body)
 				if body.Code != rankd.EINVALID || body.Message == "" {
