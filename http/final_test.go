@@ -646,6 +646,29 @@ func TestThawFinalizesAgain(t *testing.T) {
 	if got := served(fs.mustGetFinal(t, false)); got != frozen {
 		t.Fatalf("version 1: got %s, want the frozen public board %s", got, frozen)
 	}
+	// The log position the standings were built from counts events the public did not see: the jury's only.
+	for _, tt := range []struct {
+		query, token string
+		pos          bool
+	}{{"", "", false}, {"?view=jury", judgeToken, true}} {
+		req, err := http.NewRequest("GET", fs.URL+"/api/v1/contests/c/final"+tt.query, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]json.RawMessage
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if _, ok := body["pos"]; err != nil || ok != tt.pos {
+			t.Errorf("final%s: pos given %t (%v), want %t", tt.query, ok, err, tt.pos)
+		}
+	}
 
 	mustPost(t, fs.URL+"/api/v1/contests/c/thaw", adminToken)
 	thawed := publicNow()

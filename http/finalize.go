@@ -217,7 +217,7 @@ func sharedFinal(ctx context.Context, c FinalCache, id string, have rankd.FinalS
 type finalJSON struct {
 	ContestID string          `json:"contest_id"`
 	Version   int64           `json:"version"`
-	Pos       int64           `json:"pos"`
+	Pos       int64           `json:"pos,omitempty"` // the jury's only: it counts events the public may not see
 	Built     time.Time       `json:"built"`
 	View      string          `json:"view"`
 	Rows      []rowJSON       `json:"rows"`
@@ -291,8 +291,11 @@ func (s *Server) renderFinal(cid string, view rankd.View, f rankd.FinalStandings
 	if err != nil {
 		return renderedFinal{}, err
 	}
-	out := finalJSON{ContestID: cid, Version: f.Version, Pos: f.Pos, Built: f.Built, View: view.String(),
+	out := finalJSON{ContestID: cid, Version: f.Version, Built: f.Built, View: view.String(),
 		Rows: make([]rowJSON, len(rows)), Awards: awards}
+	if view.Kind == rankd.ViewJury {
+		out.Pos = f.Pos
+	}
 	var etag string
 	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
 		etag = finalETag(view, f.Version, b.Seq(view))
