@@ -324,7 +324,11 @@ func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	if code == rankd.EUNAUTHORIZED {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="rankd"`)
 	}
-	_ = writeJSON(w, StatusOf(code), errorBody{Code: code, Message: rankd.ErrorMessage(err)})
+	msg := rankd.ErrorMessage(err)
+	if code == rankd.EINTERNAL {
+		msg = "internal error" // what went wrong is in the server's log, not for the client
+	}
+	_ = writeJSON(w, StatusOf(code), errorBody{Code: code, Message: msg})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"rankd"
 	"rankd/engine"
 	rankdhttp "rankd/http"
 	"rankd/sqlite"
@@ -75,7 +76,11 @@ func MustOpenWith(tb testing.TB, o options) *env {
 			tb.Fatal(err)
 		}
 	}
-	s := rankdhttp.NewServer(e.engine, db, auth, reg, reg)
+	var direct rankdhttp.Store = db
+	if ds, ok := store.(rankdhttp.Store); ok {
+		direct = ds // the wrapper stands for the store in the server's own reads too
+	}
+	s := rankdhttp.NewServer(e.engine, direct, auth, reg, reg)
 	e.server = s
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
@@ -212,4 +217,22 @@ func (e *env) MustTeamToken(tb testing.TB, team string) string {
 	var out struct{ Token string }
 	e.MustDo(tb, http.StatusCreated, "POST", "/api/v1/contests/c1/teams/"+team+"/tokens", adminToken, nil, &out)
 	return out.Token
+}
+
+// brokenStore fails the reads of the submissions list as a damaged store would, its error naming internals.
+type brokenStore struct{ *sqlite.DB }
+
+func (brokenStore) Submissions(context.Context, string, rankd.SubmissionFilter) ([]rankd.SubmissionRecord, error) {
+	return nil, rankd.Errorf(rankd.EINTERNAL, "segment 7: checksum mismatch (disk I/O error)")
+}
+
+// An internal error is answered 500 with a generic message: what went wrong is for the server's log.
+func TestInternalErrorsSayNothing(t *testing.T) {
+	e := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store { return brokenStore{db} }})
+	e.MustContest(t)
+	var body struct{ Code, Message string }
+	e.MustDo(t, http.StatusInternalServerError, "GET", "/api/v1/contests/c1/submissions", adminToken, nil, &body)
+	if body.Code != rankd.EINTERNAL || body.Message != "internal error" {
+		t.Errorf("got %+v, want code %s and the message \"internal error\"", body, rankd.EINTERNAL)
+	}
 }
