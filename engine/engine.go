@@ -7,6 +7,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -41,6 +42,9 @@ type SharedLog interface {
 const (
 	DefaultCheckpointEvery = 200000
 	DefaultMaxBatch        = 10000
+	// DefaultCommitTimeout bounds a commit (and a rebuild of a board from the log): a store that hangs fails
+	// the events, which the clients send again, rather than holding the contest for good.
+	DefaultCommitTimeout = 30 * time.Second
 )
 
 // Engine holds the live contests of a server.
@@ -51,6 +55,8 @@ type Engine struct {
 	CheckpointEvery int
 	// MaxBatch bounds the entries of one commit.
 	MaxBatch int
+	// CommitTimeout bounds a commit; 0 is DefaultCommitTimeout.
+	CommitTimeout time.Duration
 	Logger   *slog.Logger
 	// Notify, when set, is called with the diffs of each event applied, under the contest's write lock (so
 	// before its commit is durable, and no reader sees the board until it is): it must not block, call
@@ -159,7 +165,17 @@ func (e *Engine) Close(ctx context.Context) error {
 		c.queueMu.Unlock()
 	}
 	e.stopBackground()
-	e.wg.Wait()
+	stopped := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		// What is still queued was never acknowledged: its clients send it again.
+		return rankd.Errorf(rankd.EUNAVAILABLE, "gave up waiting for the commits in progress: %v", ctx.Err())
+	}
 	var errs []error
 	for _, c := range all {
 		if err := e.checkpoint(ctx, c); err != nil {
@@ -398,6 +414,8 @@ func (e *Engine) commitLoop(c *contest) {
 	}
 }
 
+func (e *Engine) commitTimeout() time.Duration { return cmp.Or(e.CommitTimeout, DefaultCommitTimeout) }
+
 // checkpointGap returns how many entries after a checkpoint at position last the next one is due:
 // CheckpointEvery, or as many as the last one held, up to 8 times CheckpointEvery. A checkpoint's cost
 // grows with the board, so that the cost per entry stays bounded, as does the replay after a restart.
@@ -446,6 +464,8 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		}
 	}
 	defer c.proj.kick()
+	ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
+	defer cancel()
 	begin := time.Now()
 	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
@@ -460,7 +480,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	}
 	if len(entries) == 0 {
 		// Sync requests only.
-		if err := e.replay(context.Background(), c, true); err != nil {
+		if err := e.replay(ctx, c, true); err != nil {
 			e.Logger.Error("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
 			e.rebuild(c)
 		}
@@ -491,11 +511,11 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	var results []rankd.AppendResult
 	var err error
 	if shared, ok := e.store.(SharedLog); ok && e.Shared {
-		results, err = shared.AppendAfter(context.Background(), c.id, c.pos, func(tail []rankd.LogEntry) error {
+		results, err = shared.AppendAfter(ctx, c.id, c.pos, func(tail []rankd.LogEntry) error {
 			return e.applyTail(c, tail)
 		}, entries, accept)
 	} else {
-		results, err = e.store.Append(context.Background(), c.id, entries, accept)
+		results, err = e.store.Append(ctx, c.id, entries, accept)
 	}
 	e.metrics.observeCommit(time.Since(begin), len(entries))
 	if err != nil {
@@ -553,7 +573,9 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 // rebuild builds c's board again from what is durable, after a failure left it holding events the log may
 // not. It runs with c's lock held. The projection is rebuilt too: which rows changed is no longer known.
 func (e *Engine) rebuild(c *contest) {
-	fresh, err := e.restore(context.Background(), c.id)
+	ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
+	defer cancel()
+	fresh, err := e.restore(ctx, c.id)
 	if err != nil {
 		e.Logger.Error("rebuilding a board from the log failed", slog.String("contest", c.id),
 			slog.String("error", err.Error()))

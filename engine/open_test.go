@@ -335,3 +335,82 @@ func mustBoard(tb testing.TB, entries []rankd.LogEntry) *board.Board {
 	}
 	return b
 }
+
+// hangingStore's appends hang while hang is set, until their context ends, as a database that stopped
+// answering would.
+type hangingStore struct {
+	*sqlite.DB
+	hang atomic.Bool
+}
+
+func (s *hangingStore) Append(ctx context.Context, id string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
+	if s.hang.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.DB.Append(ctx, id, entries, accept)
+}
+
+// A commit that the store does not answer fails after CommitTimeout (the client sends the events again), and
+// the contest takes events again once the store answers.
+func TestCommitTimeout(t *testing.T) {
+	ctx := context.Background()
+	store := &hangingStore{DB: MustOpenStore(t, t.TempDir())}
+	defer store.Close()
+	e := engine.New(store, nil)
+	e.CommitTimeout = 100 * time.Millisecond
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	if _, err := e.Submit(ctx, "c", entries[:100]); err != nil {
+		t.Fatal(err)
+	}
+	store.hang.Store(true)
+	if _, err := e.Submit(ctx, "c", entries[100:200]); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Fatalf("a commit the store does not answer: got %v, want code %s", err, rankd.EUNAVAILABLE)
+	}
+	store.hang.Store(false)
+	res, err := e.Submit(ctx, "c", entries[100:200])
+	if err != nil || res[0].Status != engine.StatusAccepted {
+		t.Fatalf("sent again once the store answers: got %v, %v; want accepted", res[:1], err)
+	}
+	err = e.Read("c", func(b *board.Board, pos int64) error {
+		if pos != 200 {
+			t.Errorf("got the board at %d, want 200", pos)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Close gives up waiting for a commit the store does not answer once its context ends.
+func TestCloseGivesUp(t *testing.T) {
+	dir := t.TempDir()
+	all := MustStoreContests(t, dir)
+	store := newHeldStore(MustOpenStore(t, dir))
+	close(store.release)
+	store.holdAppends, store.appending = make(chan struct{}), make(chan struct{})
+	defer store.Close()
+	defer close(store.holdAppends)
+	e := MustOpenEngine(t, store)
+	if _, err := e.Enqueue(context.Background(), "a", all["a"][len(all["a"])-1:]); err != nil {
+		t.Fatal(err)
+	}
+	<-store.appending
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- e.Close(ctx) }()
+	select {
+	case err := <-closed:
+		if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+			t.Errorf("Close: got %v, want code %s", err, rankd.EUNAVAILABLE)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waits for a commit after its context ended")
+	}
+}
