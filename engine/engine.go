@@ -57,7 +57,7 @@ type Engine struct {
 	MaxBatch int
 	// CommitTimeout bounds a commit; 0 is DefaultCommitTimeout.
 	CommitTimeout time.Duration
-	Logger   *slog.Logger
+	Logger        *slog.Logger
 	// Notify, when set, is called with the diffs of each event applied, under the contest's write lock (so
 	// before its commit is durable, and no reader sees the board until it is): it must not block, call
 	// back into the engine or keep diffs. If the commit fails the board is rebuilt from the log, and the
