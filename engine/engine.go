@@ -201,8 +201,10 @@ type contest struct {
 	// checkpointing says that a checkpoint is being taken behind the committer (checkpointBehind).
 	checkpointing atomic.Bool
 	// stale says that the board may hold events the log does not (a commit failed, and so did the rebuild
-	// from the log, the store being down): nobody reads it, and the next commit rebuilds it first.
-	stale bool
+	// from the log, the store being down): nobody reads it, and the next commit rebuilds it first; a reader
+	// that finds it stale asks for one (rebuildAsked: one request waits at most).
+	stale        bool
+	rebuildAsked atomic.Bool
 
 	// public is what the public may know of the board now, readable without the lock.
 	public atomic.Pointer[Public]
@@ -470,6 +472,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.rebuildAsked.Store(false) // this commit rebuilds a stale board first
 	if c.stale {
 		if e.rebuild(c); c.stale {
 			for _, r := range batch {
@@ -748,6 +751,25 @@ func (p *Pending) Wait(ctx context.Context) ([]Result, error) {
 	return p.req.results, p.req.err
 }
 
+// askRebuild has the committer rebuild a stale board (a request without events does) when no such request
+// waits already, without waiting for room in the queue: a contest that gets no more events still recovers
+// once the store is back, at the pace its readers ask.
+func (c *contest) askRebuild() {
+	if !c.rebuildAsked.CompareAndSwap(false, true) {
+		return
+	}
+	c.queueMu.RLock()
+	defer c.queueMu.RUnlock()
+	if c.queueClosed {
+		return
+	}
+	select {
+	case c.queue <- &request{sync: true, done: make(chan struct{})}:
+	default:
+		c.rebuildAsked.Store(false)
+	}
+}
+
 // enqueue queues req on c, unless the engine is closing.
 func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
 	c.queueMu.RLock()
@@ -903,6 +925,7 @@ func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error
 	defer c.mu.RUnlock()
 	switch {
 	case c.stale:
+		c.askRebuild()
 		return rankd.Errorf(rankd.EUNAVAILABLE, "contest %q is being rebuilt from the log; retry", contestID)
 	case c.board.Contest().ID == "":
 		// Created, but its definition was refused: it does not exist yet.

@@ -435,3 +435,36 @@ func TestCloseStopsBackgroundCheckpoint(t *testing.T) {
 	}
 	mustRestoreAs(t, cp, entries)
 }
+
+// A board left stale (a commit failed and the store was down for its rebuild) is rebuilt once the store is
+// back when readers come, without waiting for another event.
+func TestStaleBoardRebuiltForReaders(t *testing.T) {
+	ctx := context.Background()
+	store := &failingStore{DB: MustOpenStore(t, t.TempDir())}
+	defer store.Close()
+	e := MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	if _, err := e.Submit(ctx, "c", entries[:100]); err != nil {
+		t.Fatal(err)
+	}
+	store.fail.Store(true)
+	store.down.Store(true)
+	if _, err := e.Submit(ctx, "c", entries[100:]); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Fatalf("store down: got %v, want code %s", err, rankd.EUNAVAILABLE)
+	}
+	store.fail.Store(false)
+	store.down.Store(false)
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if err = e.Read("c", func(_ *board.Board, pos int64) error {
+			if pos != 100 {
+				t.Errorf("rebuilt at %d, want 100", pos)
+			}
+			return nil
+		}); err == nil {
+			return
+		}
+	}
+	t.Fatalf("read after the store came back, without another event: still %v", err)
+}
