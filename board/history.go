@@ -269,10 +269,9 @@ func (h *History) Series(v rankd.View, teamIDs []string, replay func(fn func(pos
 		for j, id := range teamIDs {
 			t, ok := b.teamIdx[id]
 			switch {
-			case !ok || !b.teams[t].defined:
+			case !ok || !b.teams[t].defined, vi == public && !b.ranked(t):
+				// Hidden and banned teams do not exist to the public.
 				return rankd.Errorf(rankd.ENOTFOUND, "unknown team %q", id)
-			case vi == public && !b.ranked(t):
-				return rankd.Errorf(rankd.ENOTFOUND, "team %q is not on the public board", id)
 			}
 			teams[j] = t
 			out[j] = Series{TeamID: id, Points: []Point{{Standing: b.standing(vi, t)}}}

@@ -149,8 +149,8 @@ func (b *Board) Row(v rankd.View, teamID string) (rankd.Row, error) {
 	}
 	vi := viewIndex(v.Kind)
 	if vi == public && !b.ranked(t) {
-		// Hidden and banned teams are on no public board, not even row by row.
-		return rankd.Row{}, rankd.Errorf(rankd.ENOTFOUND, "team %q is not on the public board", teamID)
+		// Hidden and banned teams are on no public board, not even row by row: to the public they do not exist.
+		return rankd.Row{}, rankd.Errorf(rankd.ENOTFOUND, "unknown team %q", teamID)
 	}
 	r := b.row(vi, t, b.rank(vi, t))
 	if v.Kind == rankd.ViewTeam && r.Rank > 0 {

@@ -192,3 +192,29 @@ func TestPublicLeaksNoFrozenVerdict(t *testing.T) {
 		t.Errorf("jury sequence: got %d after the verdicts, want more than %d", after.Seq, jury.Seq)
 	}
 }
+
+// Hidden teams do not exist to the public: not counted, and a read of one is answered as of an unknown team.
+// The jury counts them.
+func TestHiddenTeamsDoNotExistToThePublic(t *testing.T) {
+	e := MustOpen(t)
+	e.MustFrozenContest(t) // t1 to t3, and t4 hidden
+	for _, tt := range []struct {
+		token string
+		want  int
+	}{{"", 3}, {adminToken, 4}, {judgeToken, 4}} {
+		var list []struct{ Teams int }
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests", tt.token, nil, &list)
+		var one struct{ Teams int }
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", tt.token, nil, &one)
+		if len(list) != 1 || list[0].Teams != tt.want || one.Teams != tt.want {
+			t.Errorf("token %q: got %+v and %d teams, want %d", tt.token, list, one.Teams, tt.want)
+		}
+	}
+	for _, id := range []string{"t4", "nope"} {
+		var body struct{ Code, Message string }
+		e.MustDo(t, http.StatusNotFound, "GET", "/api/v1/contests/c1/scoreboard/teams/"+id, "", nil, &body)
+		if want := `unknown team "` + id + `"`; body.Message != want {
+			t.Errorf("team %s: got %q, want %q", id, body.Message, want)
+		}
+	}
+}

@@ -803,7 +803,7 @@ func TestHistoryRequests(t *testing.T) {
 	}{
 		{"too many teams", "teams=" + strings.Join(many, ","), "", http.StatusBadRequest, "at most 50 teams"},
 		{"an unknown team", "teams=1,nope", "", http.StatusNotFound, `unknown team "nope"`},
-		{"a hidden team", "teams=30", "", http.StatusNotFound, `team "30" is not on the public board`},
+		{"a hidden team", "teams=30", "", http.StatusNotFound, `unknown team "30"`}, // as if it did not exist
 		{"a team view", "view=team", team, http.StatusBadRequest, "public or the jury view"},
 		{"the jury's without a token", "view=jury", "", http.StatusUnauthorized, "needs a token"},
 		{"the jury's with a team token", "view=jury", team, http.StatusForbidden, "may not see"},

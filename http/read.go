@@ -91,15 +91,21 @@ const (
 	contestJury                         // the whole definition
 )
 
-func (s *Server) describe(b *board.Board, detail contestDetail) contestJSON {
+// describe describes a contest; jury counts every team, others only those on the public board (hidden and
+// banned teams do not exist to the public).
+func (s *Server) describe(b *board.Board, detail contestDetail, jury bool) contestJSON {
 	c := b.Contest()
+	teams := len(b.Teams())
+	if !jury {
+		teams = len(listedTeams(b, rankd.PublicView))
+	}
 	cj := contestJSON{
 		ID: c.ID, Name: c.Name, FormalName: c.FormalName, Rules: c.Rules.String(),
 		Duration:       ccs.FormatRelTime(c.Duration),
 		FreezeDuration: ccs.FormatRelTime(c.FreezeDuration),
 		PenaltyTime:    int64(penaltyOf(&c) / time.Minute),
 		Phase:          phase(&c, b.State(), s.Now()),
-		Teams:          len(b.Teams()),
+		Teams:          teams,
 	}
 	if !c.Start.IsZero() {
 		st := ccs.FormatTime(c.Start)
@@ -131,8 +137,16 @@ func penaltyOf(c *rankd.Contest) time.Duration {
 }
 
 func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.Auth.identify(r)
+	if err != nil {
+		return err
+	}
+	jury := t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge
+	if jury {
+		w.Header().Set("Cache-Control", "private, no-cache")
+	}
 	out := []contestJSON{}
-	err := s.eachContest(func(b *board.Board) { out = append(out, s.describe(b, contestSummary)) })
+	err = s.eachContest(func(b *board.Board) { out = append(out, s.describe(b, contestSummary, jury)) })
 	if err != nil {
 		return err
 	}
@@ -164,7 +178,7 @@ func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
 		detail = contestJury
 		w.Header().Set("Cache-Control", "private, no-cache")
 	}
-	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any { return s.describe(b, detail) })
+	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any { return s.describe(b, detail, detail == contestJury) })
 }
 
 // writeRead writes what fn reads of a contest's board, under its read lock.
