@@ -90,7 +90,7 @@ type sharedHeldStore struct{ *heldStore }
 func (s sharedHeldStore) AppendAfter(ctx context.Context, id string, after int64, tail func([]rankd.LogEntry) error,
 	entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
 	var t []rankd.LogEntry
-	err := s.DB.Replay(ctx, id, after, func(le *rankd.LogEntry) error {
+	err := s.Replay(ctx, id, after, func(le *rankd.LogEntry) error {
 		t = append(t, rankd.LogEntry{Pos: le.Pos, Data: bytes.Clone(le.Data)})
 		return nil
 	})
@@ -100,7 +100,7 @@ func (s sharedHeldStore) AppendAfter(ctx context.Context, id string, after int64
 	if err != nil {
 		return nil, err
 	}
-	return s.heldStore.Append(ctx, id, entries, accept)
+	return s.Append(ctx, id, entries, accept)
 }
 
 // While the stored contests are being restored, one not restored yet is unavailable (retry), not unknown;
