@@ -68,11 +68,12 @@ type appendCall struct {
 	last     int64 // and after it
 	hashes   string
 	ends     []int        // entry i's hash, packed (see appendHash), is hashes[ends[i-1]:ends[i]]
-	arenas   [2]arenaMark // the sizes of the arenas of objects and tokens before the call
-	changes  []change     // the changes the call made to objects
-	tokens   int          // the number of entries the call added to the tokens table (tokens, versions)
-	segments int          // the segments stored
-	bytes    int          // their size
+	arenas   [2]arenaMark // the sizes of the arenas of objects and tokens before the call's changes (once marked)
+	marked   bool
+	changes  []change // the changes the call made to objects
+	tokens   int      // the number of entries the call added to the tokens table (tokens, versions)
+	segments int      // the segments stored
+	bytes    int      // their size
 }
 
 // change is a change the call made to the index's objects: entry i's position and hash before, or its
@@ -117,6 +118,9 @@ func (a *appendCall) run(accept func(i int) error) error {
 			return err
 		}
 	}
+	// What the call adds to the arenas from here on is what undo takes back; what the catch-up added stays,
+	// as the entries it indexed do.
+	a.arenas, a.marked = [2]arenaMark{a.x.objects.arena.mark(), a.x.tokens.arena.mark()}, true
 	a.packHashes()
 	keep, err := a.decide(accept)
 	if err != nil || len(keep) == 0 {
@@ -130,7 +134,6 @@ func (a *appendCall) lock(key int64) {
 	a.x = a.db.index(a.contestID, key)
 	a.x.mu.Lock()
 	a.locked = true
-	a.arenas = [2]arenaMark{a.x.objects.arena.mark(), a.x.tokens.arena.mark()}
 }
 
 // unlock releases the index, if the call holds it.
@@ -255,8 +258,10 @@ func (a *appendCall) undo() {
 	for range a.tokens {
 		tokens.removeLast()
 	}
-	objects.arena.truncate(a.arenas[0])
-	tokens.arena.truncate(a.arenas[1])
+	if a.marked {
+		objects.arena.truncate(a.arenas[0])
+		tokens.arena.truncate(a.arenas[1])
+	}
 	a.changes, a.tokens = nil, 0
 }
 

@@ -558,3 +558,49 @@ func TestDamagedSegment(t *testing.T) {
 		})
 	}
 }
+
+// An Append that fails after catching its index up with the log (the first after a start, or after another
+// process appended) keeps what the catch-up indexed: the log's entries sent again are duplicates.
+func TestFailedAppendAfterCatchUp(t *testing.T) {
+	failing := func(t *testing.T, db *sqlite.DB) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := db.Append(ctx, "c1", []rankd.LogEntry{storetest.Entry(rankd.EventJudgement, "new", "x")},
+			func(int) error { cancel(); return nil }) // cancelled while deciding, as a commit timeout would
+		if err == nil {
+			t.Fatal("Append cancelled midway: got no error")
+		}
+	}
+	t.Run("reopened", func(t *testing.T) {
+		dir := t.TempDir()
+		db := MustOpen(t, dir)
+		var entries []rankd.LogEntry
+		for i := range 10 {
+			entries = append(entries, storetest.WithToken(storetest.Entry(rankd.EventJudgement, fmt.Sprint("j", i), fmt.Sprint("v", i)), fmt.Sprint("tok", i)))
+		}
+		storetest.MustAppend(t, db, "c1", entries...)
+		MustClose(t, db)
+		db = MustOpen(t, dir)
+		defer MustClose(t, db)
+		failing(t, db)
+		for i, r := range storetest.MustAppend(t, db, "c1", entries...) {
+			if !r.Duplicate || r.Pos != int64(i+1) {
+				t.Errorf("entry %d sent again: got %+v, want a duplicate at %d", i, r, i+1)
+			}
+		}
+	})
+	t.Run("another process appended", func(t *testing.T) {
+		dir := t.TempDir()
+		a, b := MustOpen(t, dir), MustOpen(t, dir)
+		defer MustClose(t, a)
+		defer MustClose(t, b)
+		storetest.MustAppend(t, a, "c1", storetest.Entry(rankd.EventJudgement, "j1", "v1"))
+		x := storetest.Entry(rankd.EventJudgement, "x1", "vx")
+		storetest.MustAppend(t, b, "c1", x) // at 2
+		failing(t, a)
+		storetest.MustAppend(t, a, "c1", storetest.Entry(rankd.EventJudgement, "zz", "vz")) // at 3
+		if res := storetest.MustAppend(t, a, "c1", x); !res[0].Duplicate || res[0].Pos != 2 {
+			t.Errorf("x1 sent again: got %+v, want a duplicate at 2", res[0])
+		}
+	})
+}
