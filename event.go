@@ -1,5 +1,10 @@
 package rankd
 
+import (
+	"strings"
+	"unicode/utf8"
+)
+
 // EventType is the kind of object an event carries.
 type EventType uint8
 
@@ -132,4 +137,22 @@ func (ev Event) Clone() Event {
 		ev.Reveal = &r
 	}
 	return ev
+}
+
+// ValidText reports whether s may be an id or a token: valid UTF-8 without a NUL byte, which every store
+// keeps as text.
+func ValidText(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// CheckIDs refuses, with EINVALID, an event whose id, token or submission's ids are not ValidText.
+func CheckIDs(ev *Event) error {
+	ok := ValidText(ev.ID) && ValidText(ev.Token)
+	if s := ev.Submission; ok && s != nil {
+		ok = ValidText(s.ID) && ValidText(s.TeamID) && ValidText(s.ProblemID)
+	}
+	if !ok {
+		return Errorf(EINVALID, "an id or token is not valid UTF-8 text, or holds a NUL byte")
+	}
+	return nil
 }

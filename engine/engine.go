@@ -687,8 +687,12 @@ func Rejected(err error) Result {
 }
 
 // Entry prepares an event for the log: its feed line (without the token) and that line's digest. The
-// event's objects are copied, so the caller may reuse them.
+// event's objects are copied, so the caller may reuse them. Ids and tokens that a store cannot keep as text
+// are refused here, event by event, rather than failing a whole commit.
 func Entry(ev rankd.Event) (rankd.LogEntry, error) {
+	if err := rankd.CheckIDs(&ev); err != nil {
+		return rankd.LogEntry{}, err
+	}
 	token := ev.Token
 	ev.Token = ""
 	// Room for a typical line (a submission or judgement takes 150–300 bytes): one allocation, where

@@ -197,3 +197,21 @@ func TestIngestLargeFeed(t *testing.T) {
 		}
 	}
 }
+
+// An id or token that is not text (a NUL byte, invalid UTF-8) is refused with its line; the other events of
+// the request are stored.
+func TestIngestIDsNotText(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	var res ingestResponse
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+		`{"type":"submissions","data":{"id":"s\u0000","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+		`{"type":"submissions","data":{"id":"s12","team_id":"t1","problem_id":"B","contest_time":"2:00:00"},"token":"t` + "\xff" + `"}`,
+		`{"type":"submissions","data":{"id":"s13","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+	}, "\n")+"\n", &res)
+	if res.Accepted != 2 || res.Rejected != 2 || len(res.Results) != 4 ||
+		res.Results[1].Code != "invalid" || res.Results[2].Code != "invalid" {
+		t.Errorf("got %+v, want items 1 and 4 accepted, 2 and 3 rejected as invalid", res)
+	}
+}

@@ -41,7 +41,7 @@ func (db *DB) LatestCheckpoint(ctx context.Context, contestID string) (rankd.Che
 	}
 	var cp rankd.Checkpoint
 	err := pgx.ErrNoRows // an id PostgreSQL cannot hold has no checkpoint
-	if validText(contestID) {
+	if rankd.ValidText(contestID) {
 		err = db.pool.QueryRow(ctx, `SELECT pos, data FROM checkpoints WHERE contest_id = $1`, contestID).
 			Scan(&cp.Pos, &cp.Data)
 	}

@@ -95,12 +95,10 @@ func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, ta
 func checkEntries(entries []rankd.LogEntry) error {
 	for i := range entries {
 		e := &entries[i]
-		ok := validText(e.Event.ID) && validText(e.Token)
-		if s := e.Event.Submission; ok && e.Event.Type == rankd.EventSubmission && s != nil {
-			ok = validText(s.ID) && validText(s.TeamID) && validText(s.ProblemID)
-		}
-		if !ok {
-			return rankd.Errorf(rankd.EINVALID, "entry %d: an id or token is not valid UTF-8 text (or holds a NUL byte)", i)
+		ev := e.Event
+		ev.Token = e.Token
+		if err := rankd.CheckIDs(&ev); err != nil {
+			return rankd.Errorf(rankd.EINVALID, "entry %d: %s", i, rankd.ErrorMessage(err))
 		}
 	}
 	return nil
@@ -441,7 +439,7 @@ func (r *eventRows) Err() error { return nil }
 // unknown contest has no entries. fn may keep the entries it gets.
 func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func(*rankd.LogEntry) error) error {
 	after = max(after, 0)
-	if after == math.MaxInt64 || !validText(contestID) {
+	if after == math.MaxInt64 || !rankd.ValidText(contestID) {
 		return ctx.Err() // nothing after the end; no such contest
 	}
 	rows, err := db.pool.Query(ctx, replayQuery, contestID, after)

@@ -84,7 +84,7 @@ const finalLock = 0x72616e66 // "ranf"
 // ActiveFinal returns a contest's active final standings, read in one snapshot; see rankd.FinalStore.
 func (db *DB) ActiveFinal(ctx context.Context, contestID string) (rankd.FinalStandings, error) {
 	notFound := rankd.Errorf(rankd.ENOTFOUND, "contest %q has no final standings", contestID)
-	if !validText(contestID) {
+	if !rankd.ValidText(contestID) {
 		return rankd.FinalStandings{}, notFound
 	}
 	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})

@@ -25,7 +25,6 @@ import (
 	"net"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -167,14 +166,9 @@ func rollback(ctx context.Context, tx pgx.Tx) {
 	_ = tx.Rollback(ctx) // pgx.ErrTxClosed after a commit, or the error that made us roll back
 }
 
-// validText reports whether PostgreSQL can keep s as text: valid UTF-8, without NUL.
-func validText(s string) bool {
-	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
-}
-
 // checkText returns an EINVALID error naming what when s cannot be kept as text.
 func checkText(what, s string) error {
-	if !validText(s) {
+	if !rankd.ValidText(s) {
 		return rankd.Errorf(rankd.EINVALID, "%s is not valid UTF-8 text (or holds a NUL byte)", what)
 	}
 	return nil

@@ -18,7 +18,7 @@ func (db *DB) Submissions(ctx context.Context, contestID string, f rankd.Submiss
 	if f.Offset < 0 {
 		return nil, rankd.Errorf(rankd.EINVALID, "offset %d is negative", f.Offset)
 	}
-	if !validText(contestID) || !validText(f.TeamID) || !validText(f.ProblemID) {
+	if !rankd.ValidText(contestID) || !rankd.ValidText(f.TeamID) || !rankd.ValidText(f.ProblemID) {
 		return nil, ctx.Err() // no such contest, team or problem
 	}
 	// One statement per combination of filters, rather than one with "$2 = '' OR ...", so that each is
