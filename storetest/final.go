@@ -24,7 +24,8 @@ func finalStandings(id string, pos int64) rankd.FinalStandings {
 		Pos:       pos,
 		Jury:      []rankd.Row{row(1, "t1", 2), row(2, "t2", 1), row(2, "t3", 1)},
 		Public:    []rankd.Row{row(1, "t2", 1), row(2, "t1", 0)},
-		Awards:    []rankd.Award{{ID: "winner", Citation: "Contest winner", TeamIDs: []string{"t1"}}},
+		// A citation is made of event data: of any text, a NUL included.
+		Awards: []rankd.Award{{ID: "winner", Citation: "Contest winner \x00 ✓", TeamIDs: []string{"t1"}}},
 	}
 }
 
