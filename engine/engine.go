@@ -791,6 +791,17 @@ func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
 
 // contestFor returns the live contest id, creating it when entries define a new contest of that id.
 func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogEntry) (*contest, error) {
+	defined := false
+	for i := range entries {
+		if ev := &entries[i].Event; ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
+			if ev.Contest.ID != id {
+				// Another contest's feed: none of it is this contest's, though its teams and submissions
+				// would fit.
+				return nil, rankd.Errorf(rankd.EINVALID, "the events define contest %q, not %q", ev.Contest.ID, id)
+			}
+			defined = true
+		}
+	}
 	e.mu.RLock()
 	c, ok := e.contests[id]
 	closed := e.closed
@@ -805,15 +816,6 @@ func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogE
 		// Perhaps created by another server.
 		if c, err := e.adopt(ctx, id); c != nil || err != nil {
 			return c, err
-		}
-	}
-	defined := false
-	for i := range entries {
-		if ev := &entries[i].Event; ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
-			if ev.Contest.ID != id {
-				return nil, rankd.Errorf(rankd.EINVALID, "the contest's id %q is not %q", ev.Contest.ID, id)
-			}
-			defined = true
 		}
 	}
 	if !defined {

@@ -215,3 +215,25 @@ func TestIngestIDsNotText(t *testing.T) {
 		t.Errorf("got %+v, want items 1 and 4 accepted, 2 and 3 rejected as invalid", res)
 	}
 }
+
+// Another contest's feed posted to an existing contest is refused whole: its teams and submissions would
+// fit, and the log cannot be undone.
+func TestIngestAnotherContestsFeed(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	var body struct{ Code, Message string }
+	e.MustDo(t, http.StatusBadRequest, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"contest","data":{"id":"other","name":"Other","duration":"5:00:00","start_time":"2026-01-01T10:00:00Z"}}`,
+		`{"type":"teams","data":{"id":"t9","name":"Intruder"}}`,
+	}, "\n")+"\n", &body)
+	if body.Code != "invalid" || !strings.Contains(body.Message, `"other"`) {
+		t.Errorf("got %+v, want invalid naming the feed's contest", body)
+	}
+	var teams []struct{ ID string }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/teams", adminToken, nil, &teams)
+	for _, tm := range teams {
+		if tm.ID == "t9" {
+			t.Error("the other contest's team was stored")
+		}
+	}
+}
