@@ -43,6 +43,7 @@ Usage:
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
   rankd awards --feed FILE [--view public|jury] [--at TIME]
   RANKD_ADMIN_TOKEN=... rankd finalize --contest ID [--url URL] [--wait D]
+  rankd import --feed FILE [--server URL] [--token T] [--contest ID] [--batch N] [--restart]
   rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]
@@ -67,6 +68,8 @@ func (m *Main) Run(ctx context.Context, args []string) error {
 		return m.awards(ctx, rest)
 	case "export":
 		return m.export(ctx, rest)
+	case "import":
+		return m.importFeed(ctx, rest)
 	case "finalize":
 		return m.finalize(ctx, rest)
 	case "gen":

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"rankd"
+	"rankd/ccs"
+)
+
+// importFeed posts a feed file (CCS event feed NDJSON, either style, or rankd's native events) to a running
+// server in batches, in order, and reports its progress. The server takes each event once (by id): a batch
+// sent twice is answered with duplicates, so an import that was interrupted is resumed by running it again.
+// It resumes after the last batch the server acknowledged, which it notes in a state file (by default in the
+// user's cache directory, one per feed, server and contest; removed once the import is done).
+func (m *Main) importFeed(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	server := fs.String("server", "http://127.0.0.1:8080", "rankd's address")
+	token := fs.String("token", "", "an admin or judge token (default: $RANKD_ADMIN_TOKEN, else $RANKD_JUDGE_TOKEN)")
+	feedPath := fs.String("feed", "", "the feed to post (NDJSON)")
+	contest := fs.String("contest", "", "the contest to post to (default: the id of the feed's contest event)")
+	batch := fs.Int("batch", 5000, "lines per request")
+	statePath := fs.String("state", "", "where the import notes how far it got (default: a file of rankd's in the user's cache directory)")
+	restart := fs.Bool("restart", false, "send the whole feed again, whatever the state file says")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *feedPath == "" || fs.NArg() > 0 || *batch < 1 {
+		fmt.Fprintln(m.Stderr, "rankd import: --feed FILE is required (and flags come before other arguments)")
+		fs.Usage()
+		return errUsage
+	}
+	if *token == "" {
+		*token = cmp.Or(os.Getenv("RANKD_ADMIN_TOKEN"), os.Getenv("RANKD_JUDGE_TOKEN"))
+	}
+	if *token == "" {
+		fmt.Fprintln(m.Stderr, "rankd import: give a token: --token, or RANKD_ADMIN_TOKEN or RANKD_JUDGE_TOKEN in the environment")
+		return errUsage
+	}
+	f, err := os.Open(*feedPath)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if *contest == "" {
+		if *contest, err = feedContest(f); err != nil {
+			return err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+	}
+	im := importer{
+		client: &http.Client{Timeout: 5 * time.Minute},
+		url:    strings.TrimRight(*server, "/") + "/api/v1/contests/" + *contest + "/events?results=problems",
+		token:  *token,
+		stderr: m.Stderr,
+		state: importState{Server: strings.TrimRight(*server, "/"), Contest: *contest, Size: info.Size(),
+			Modified: info.ModTime().UTC()},
+		statePath: *statePath,
+		size:      info.Size(),
+	}
+	if im.statePath == "" {
+		im.statePath = defaultImportState(m.Stderr, *feedPath, im.state)
+	}
+	if !*restart {
+		im.resume()
+	}
+	if err := im.run(ctx, f, *batch); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(m.Stderr, "rankd import: interrupted after line %d; run the same command again to go on from there\n", im.state.Line)
+		}
+		return err
+	}
+	if im.statePath != "" {
+		_ = os.Remove(im.statePath)
+	}
+	fmt.Fprintf(m.Stdout, "imported %s into contest %s: %d lines, %d accepted, %d duplicates, %d rejected",
+		*feedPath, *contest, im.state.Line, im.accepted, im.duplicates, im.rejected)
+	if other := im.sent - im.accepted - im.duplicates - im.rejected; other > 0 {
+		fmt.Fprintf(m.Stdout, " (%d more blank, or of types rankd does not keep)", other)
+	}
+	fmt.Fprintln(m.Stdout)
+	return nil
+}
+
+// feedContest returns the id of the first contest a feed defines.
+func feedContest(r io.Reader) (string, error) {
+	rd := ccs.NewReader(r)
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return "", errors.New("the feed defines no contest: give --contest ID")
+		}
+		if err == nil && ev.Type == rankd.EventContest && ev.Contest != nil && ev.Contest.ID != "" {
+			return ev.Contest.ID, nil
+		}
+	}
+}
+
+// defaultImportState returns the state file of an import of a feed into a contest of a server, in the user's
+// cache directory; "" (no state kept) when there is none.
+func defaultImportState(stderr io.Writer, feed string, st importState) string {
+	dir, err := os.UserCacheDir()
+	if err == nil {
+		dir = filepath.Join(dir, "rankd")
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rankd import: no place to note the progress (%v): an interrupted import would start again\n", err)
+		return ""
+	}
+	if abs, err := filepath.Abs(feed); err == nil {
+		feed = abs
+	}
+	sum := sha256.Sum256([]byte(feed + "\x00" + st.Server + "\x00" + st.Contest))
+	return filepath.Join(dir, "import-"+hex.EncodeToString(sum[:8])+".json")
+}
+
+// importState is how far an import got: the lines the server acknowledged, of this feed (as its size and
+// time say) to this contest of this server.
+type importState struct {
+	Server   string    `json:"server"`
+	Contest  string    `json:"contest"`
+	Size     int64     `json:"size"`
+	Modified time.Time `json:"modified"`
+	Line     int       `json:"line"`
+}
+
+type importer struct {
+	client    *http.Client
+	url       string
+	token     string
+	stderr    io.Writer
+	state     importState
+	statePath string
+	size      int64 // of the feed, for the progress
+
+	skip                           int // lines the server has already acknowledged
+	sent                           int // lines sent and answered
+	accepted, duplicates, rejected int
+	shownRejected                  int
+	lastProgress                   time.Time
+}
+
+// resume reads the state file of an earlier run of the same import.
+func (im *importer) resume() {
+	data, err := os.ReadFile(im.statePath)
+	if err != nil {
+		return
+	}
+	var st importState
+	if json.Unmarshal(data, &st) != nil || st.Server != im.state.Server || st.Contest != im.state.Contest ||
+		st.Size != im.state.Size || !st.Modified.Equal(im.state.Modified) {
+		fmt.Fprintf(im.stderr, "rankd import: %s is of another import or another version of the feed: sending it all\n", im.statePath)
+		return
+	}
+	im.skip = st.Line
+	fmt.Fprintf(im.stderr, "rankd import: going on after line %d, which the server acknowledged before (--restart sends everything)\n", st.Line)
+}
+
+// maxImportBody bounds a request: well below the server's body limit, whatever the lines' sizes.
+const maxImportBody = 8 << 20
+
+// run posts the feed in batches of at most n lines.
+func (im *importer) run(ctx context.Context, r io.Reader, n int) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var buf bytes.Buffer
+	line, first, count := 0, 0, 0
+	var read int64
+	flush := func() error {
+		if count == 0 {
+			return nil
+		}
+		if err := im.post(ctx, buf.Bytes(), first); err != nil {
+			return err
+		}
+		im.state.Line = first + count - 1
+		im.sent += count
+		im.save()
+		im.progress(read, false)
+		buf.Reset()
+		count = 0
+		return nil
+	}
+	for {
+		text, err := br.ReadBytes('\n')
+		if len(text) > 0 {
+			line++
+			read += int64(len(text))
+			if line > im.skip {
+				if count == 0 {
+					first = line
+				}
+				buf.Write(text)
+				if text[len(text)-1] != '\n' {
+					buf.WriteByte('\n')
+				}
+				if count++; count == n || buf.Len() >= maxImportBody {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	im.state.Line = max(line, im.skip)
+	im.progress(read, true)
+	return nil
+}
+
+// post sends one batch, whose first line is line first of the feed, trying again while the server is
+// unreachable or unavailable (sending again is harmless).
+func (im *importer) post(ctx context.Context, body []byte, first int) error {
+	var err error
+	for attempt := range 6 {
+		if attempt > 0 {
+			wait := time.Duration(1<<(attempt-1)) * time.Second
+			fmt.Fprintf(im.stderr, "rankd import: lines from %d: %v; trying again in %s\n", first, err, wait)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		var again bool
+		if again, err = im.send(ctx, body, first); err == nil || !again || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// send posts a batch once; again reports an error worth trying again.
+func (im *importer) send(ctx context.Context, body []byte, first int) (again bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", im.url, bytes.NewReader(body))
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.Header.Set("Authorization", "Bearer "+im.token)
+	resp, err := im.client.Do(req)
+	if err != nil {
+		return true, err
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return true, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Code, Message string }
+		msg := strings.TrimSpace(string(data))
+		if json.Unmarshal(data, &e) == nil && e.Message != "" {
+			msg = e.Message
+		}
+		err := fmt.Errorf("lines from %d: %s (%d)", first, msg, resp.StatusCode)
+		return resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode >= 500, err
+	}
+	var out struct {
+		Accepted, Duplicates, Rejected int
+		Results                        []struct {
+			Item    int
+			Status  string
+			Code    string
+			Message string
+		}
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return false, fmt.Errorf("lines from %d: the server's answer: %w", first, err)
+	}
+	im.accepted += out.Accepted
+	im.duplicates += out.Duplicates
+	im.rejected += out.Rejected
+	for _, r := range out.Results {
+		if r.Status != "rejected" {
+			continue
+		}
+		if im.shownRejected++; im.shownRejected <= 20 {
+			fmt.Fprintf(im.stderr, "rankd import: line %d: rejected: %s\n", first+r.Item-1, r.Message)
+		} else if im.shownRejected == 21 {
+			fmt.Fprintln(im.stderr, "rankd import: (more rejected lines: the count at the end says how many)")
+		}
+	}
+	return false, nil
+}
+
+// save notes how far the import got; an import that cannot note it still goes on.
+func (im *importer) save() {
+	if im.statePath == "" {
+		return
+	}
+	data, _ := json.Marshal(im.state)
+	if err := os.WriteFile(im.statePath, data, 0o644); err != nil {
+		fmt.Fprintf(im.stderr, "rankd import: cannot note the progress (%v): an interrupted import would start again\n", err)
+		im.statePath = ""
+	}
+}
+
+// progress reports, at most once a second and at the end, how much of the feed the server has.
+func (im *importer) progress(read int64, last bool) {
+	if !last && time.Since(im.lastProgress) < time.Second {
+		return
+	}
+	im.lastProgress = time.Now()
+	pct := 100.0
+	if im.size > 0 {
+		pct = 100 * float64(read) / float64(im.size)
+	}
+	fmt.Fprintf(im.stderr, "rankd import: %3.0f%%, line %d: %d accepted, %d duplicates, %d rejected\n",
+		pct, im.state.Line, im.accepted, im.duplicates, im.rejected)
+}

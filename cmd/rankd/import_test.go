@@ -1,0 +1,140 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	main "rankd/cmd/rankd"
+)
+
+// cancelOn is a writer that cancels a context once what is written to it holds a text.
+type cancelOn struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	text   string
+	cancel context.CancelFunc
+}
+
+func (w *cancelOn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.text) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// importCounts reads the counts of the line rankd import ends with.
+func importCounts(tb testing.TB, out string) (lines, accepted, duplicates, rejected int) {
+	tb.Helper()
+	m := regexp.MustCompile(`: (\d+) lines, (\d+) accepted, (\d+) duplicates, (\d+) rejected`).FindStringSubmatch(out)
+	if m == nil {
+		tb.Fatalf("no counts in %q", out)
+	}
+	n := make([]int, 4)
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+	}
+	return n[0], n[1], n[2], n[3]
+}
+
+// rankd import loads a whole contest (definitions included) from a real feed into a running server; an
+// import interrupted goes on after the last batch the server acknowledged; the board is the offline one.
+func TestImport(t *testing.T) {
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "euc2025.ndjson")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	total := bytes.Count(data, []byte{'\n'})
+	p := StartRankd(t, t.TempDir())
+	state := filepath.Join(t.TempDir(), "import.json")
+	args := []string{"import", "--server", p.URL, "--token", testAdminToken, "--feed", path, "--batch", "200", "--state", state}
+
+	// Interrupted once the first batch is acknowledged.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOn{text: "line 200:", cancel: cancel}
+	if err := (&main.Main{Stdout: &bytes.Buffer{}, Stderr: stderr}).Run(ctx, args); err == nil {
+		t.Fatalf("an interrupted import: got no error; it said:\n%s", stderr.buf.String())
+	}
+	if msg := stderr.buf.String(); !strings.Contains(msg, "interrupted after line 200") {
+		t.Fatalf("an interrupted import said:\n%s\nwant where it stopped", msg)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("no state file after an interruption: %v", err)
+	}
+
+	out, errOut, err := run(args...)
+	if err != nil {
+		t.Fatalf("import again: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(errOut, "going on after line 200") {
+		t.Errorf("import again said:\n%s\nwant that it goes on after line 200", errOut)
+	}
+	lines, accepted, duplicates, rejected := importCounts(t, out)
+	if lines != total || accepted+duplicates+rejected > total-200 || accepted < 2000 {
+		t.Errorf("import again: got %d lines, %d accepted, %d duplicates, %d rejected; want the %d lines, the first 200 not sent again",
+			lines, accepted, duplicates, rejected, total)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("the state file is still there once the import is done (%v)", err)
+	}
+	for _, view := range []string{"jury", "public"} {
+		want := scoreboardRows(t, []byte(MustRun(t, "standings", "--feed", path, "--view", view, "--format", "ccs")))
+		if got := MustServedRows(t, p.URL, "euc2025", view); got != want {
+			t.Errorf("view %s: the imported board differs from the offline one:\ngot  %.600s\nwant %.600s", view, got, want)
+		}
+	}
+
+	// Done: run again, everything is sent and nothing is new.
+	out, errOut, err = run(append(args, "--batch", "1000")...)
+	if err != nil {
+		t.Fatalf("import a third time: %v\n%s", err, errOut)
+	}
+	if _, accepted, _, _ := importCounts(t, out); accepted != 0 {
+		t.Errorf("import a third time: got %d accepted, want 0", accepted)
+	}
+}
+
+func TestImportErrors(t *testing.T) {
+	p := StartRankd(t, t.TempDir())
+	path := feed(t, "euc2025")
+	empty := filepath.Join(t.TempDir(), "empty.ndjson")
+	if err := os.WriteFile(empty, []byte("\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RANKD_ADMIN_TOKEN", "")
+	t.Setenv("RANKD_JUDGE_TOKEN", "")
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no feed", []string{"import", "--server", p.URL, "--token", testAdminToken}, "--feed FILE is required"},
+		{"no token", []string{"import", "--server", p.URL, "--feed", path, "--state", filepath.Join(t.TempDir(), "s")}, "give a token"},
+		{"a wrong token", []string{"import", "--server", p.URL, "--token", "not-a-token-of-this-server", "--feed", path, "--state", filepath.Join(t.TempDir(), "s")}, "unknown token"},
+		{"no contest in the feed", []string{"import", "--server", p.URL, "--token", testAdminToken, "--feed", empty, "--state", filepath.Join(t.TempDir(), "s")}, "give --contest ID"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, err := run(tt.args...)
+			if err == nil {
+				t.Fatalf("got no error; it said %q", errOut)
+			}
+			if msg := errOut + err.Error(); !strings.Contains(msg, tt.want) {
+				t.Errorf("got %q, want it to say %q", msg, tt.want)
+			}
+		})
+	}
+}
