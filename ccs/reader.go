@@ -117,6 +117,18 @@ func (r *Reader) Next() (rankd.Event, error) {
 	}
 }
 
+var utf8BOM = []byte("\ufeff")
+
+// SkipBOM returns r without the byte order mark it may start with, for readers of a feed that comes after
+// lines of their own.
+func SkipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	return br
+}
+
 // readLine returns the next line, valid until the next call. A line over MaxLineSize is read to its end,
 // dropped and reported as an ETOOLARGE error.
 func (r *Reader) readLine() ([]byte, error) {
@@ -126,7 +138,10 @@ func (r *Reader) readLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	switch {
 	case err == nil || (err == io.EOF && len(line) > 0):
-		r.line++
+		if r.line++; r.line == 1 {
+			// A byte order mark, which some editors write at the start of a UTF-8 file.
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
 		return line, nil
 	case err != bufio.ErrBufferFull:
 		return nil, err

@@ -172,7 +172,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		return ingestResponse{}, err
 	}
 	skip := bytes.Count(prefix, []byte{'\n'})
-	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), feed))
+	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), ccs.SkipBOM(feed)))
 	var parts []part
 	var items []item
 	var entries []rankd.LogEntry

@@ -237,3 +237,17 @@ func TestIngestAnotherContestsFeed(t *testing.T) {
 		}
 	}
 }
+
+// A feed whose file starts with a byte order mark is read as without it.
+func TestIngestByteOrderMark(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	var res ingestResponse
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, "\ufeff"+strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}`,
+		`{"type":"submissions","data":{"id":"s11","team_id":"t1","problem_id":"B","contest_time":"2:01:00"}}`,
+	}, "\n")+"\n", &res)
+	if res.Accepted != 2 {
+		t.Errorf("got %+v, want both accepted", res)
+	}
+}

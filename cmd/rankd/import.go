@@ -205,7 +205,9 @@ func (im *importer) run(ctx context.Context, r io.Reader, n int) error {
 	for {
 		text, err := br.ReadBytes('\n')
 		if len(text) > 0 {
-			line++
+			if line++; line == 1 {
+				text = bytes.TrimPrefix(text, []byte("\ufeff")) // a byte order mark is no part of the line
+			}
 			read += int64(len(text))
 			if line > im.skip {
 				if count == 0 {

@@ -138,3 +138,27 @@ func TestImportErrors(t *testing.T) {
 		})
 	}
 }
+
+// A feed file that starts with a byte order mark imports whole: its first line is the contest.
+func TestImportByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "gen.ndjson")
+	MustRun(t, "gen", "--id", "bom", "--teams", "5", "--submissions", "40", "--out", plain)
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "bom.ndjson")
+	if err := os.WriteFile(path, append([]byte("\ufeff"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := StartRankd(t, t.TempDir())
+	out := MustRun(t, "import", "--server", p.URL, "--token", testAdminToken, "--feed", path, "--state", filepath.Join(dir, "s"))
+	if _, _, _, rejected := importCounts(t, out); rejected != 0 {
+		t.Errorf("got %d lines rejected, want none: %s", rejected, out)
+	}
+	want := scoreboardRows(t, []byte(MustRun(t, "standings", "--feed", plain, "--view", "jury", "--format", "ccs")))
+	if got := MustServedRows(t, p.URL, "bom", "jury"); got != want {
+		t.Errorf("the imported board differs from the offline one:\ngot  %.600s\nwant %.600s", got, want)
+	}
+}
