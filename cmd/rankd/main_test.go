@@ -194,6 +194,9 @@ func TestUsageErrors(t *testing.T) {
 		{"standings", "--feed", filepath.Join(t.TempDir(), "missing.ndjson")},
 		{"bench"},
 		{"gen", "--rules", "chess"},
+		{"standings", "--feed", emptyFeed(t)},
+		{"export", "--format", "tsv", emptyFeed(t)},
+		{"standings", "--feed", noStartFeed(t), "--at", "2026-01-01T11:00:00Z"},
 		{"serve", "--max-body", "0"},
 		{"serve", "--max-body", "1073741824"},
 		{"serve", "--redis", "redis://127.0.0.1:1"},
@@ -272,4 +275,25 @@ func TestGenAndBench(t *testing.T) {
 		}
 		v.Validate(t, []byte(MustRun(t, "standings", "--feed", p, "--format", "ccs")))
 	}
+}
+
+// emptyFeed returns a feed that defines no contest.
+func emptyFeed(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "empty.ndjson")
+	if err := os.WriteFile(path, []byte("\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// noStartFeed returns a feed whose contest has no start time.
+func noStartFeed(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "nostart.ndjson")
+	line := `{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_type":"pass-fail","start_time":null}}`
+	if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
 }

@@ -182,6 +182,13 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 	if skipped > 10 {
 		fmt.Fprintf(m.Stderr, "rankd: ... %d events skipped in all\n", skipped)
 	}
+	switch {
+	case b.Contest().ID == "":
+		// An empty board would be written as results all the same: a file that wipes an upload.
+		return nil, fmt.Errorf("%s defines no contest (no contest event could be read): nothing to rank", path)
+	case at.set && !at.Abs.IsZero() && b.Start().IsZero():
+		return nil, fmt.Errorf("--at %s: the contest has no start time, so no moment of it is known by the clock; give a contest time such as 4:00:00", at.Abs.Format(time.RFC3339))
+	}
 	if st := b.Stats(); st.Outside > 0 {
 		fmt.Fprintf(m.Stderr, "rankd: %d submissions outside the contest time do not count\n", st.Outside)
 	}
