@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -704,10 +705,34 @@ func Entry(ev rankd.Event) (rankd.LogEntry, error) {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
+	if !utf8.Valid(line) || holdsNUL(line) {
+		// A name or label that no store or cache could keep as text (Redis's projection, PostgreSQL).
+		return rankd.LogEntry{}, rankd.Errorf(rankd.EINVALID, "a text of the event is not valid UTF-8, or holds a NUL character")
+	}
 	ev.Token = token
 	// The digest only tells a repeat from a new version of the same object: 64 bits make a mistake
 	// unthinkable, and xxhash costs a tenth of a cryptographic digest.
 	return rankd.LogEntry{Event: ev.Clone(), Data: line, Hash: strconv.FormatUint(xxhash.Sum64(line), 16), Token: token}, nil
+}
+
+// holdsNUL reports whether a JSON text holds the escape of a NUL character, \u0000 (not a backslash
+// followed by "u0000").
+func holdsNUL(line []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(line[i:], []byte(`\u0000`))
+		if j < 0 {
+			return false
+		}
+		j += i
+		backslashes := 0
+		for k := j - 1; k >= 0 && line[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // Submit makes events of a contest durable and applies them, in order, and returns a result per event:

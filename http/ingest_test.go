@@ -214,6 +214,16 @@ func TestIngestIDsNotText(t *testing.T) {
 		res.Results[1].Code != "invalid" || res.Results[2].Code != "invalid" {
 		t.Errorf("got %+v, want items 1 and 4 accepted, 2 and 3 rejected as invalid", res)
 	}
+	// The same of any text of an event: a NUL character in a team's name; a backslash followed by "u0000" is
+	// text like any other.
+	res = ingestResponse{}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", adminToken, strings.Join([]string{
+		`{"type":"teams","data":{"id":"t7","name":"Nul\u0000Team"}}`,
+		`{"type":"teams","data":{"id":"t8","name":"Back\\u0000slash"}}`,
+	}, "\n")+"\n", &res)
+	if res.Accepted != 1 || len(res.Results) != 2 || res.Results[0].Code != "invalid" || res.Results[1].Status != "accepted" {
+		t.Errorf("got %+v, want the NUL name rejected as invalid, the backslash one accepted", res)
+	}
 }
 
 // Another contest's feed posted to an existing contest is refused whole: its teams and submissions would
