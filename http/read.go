@@ -309,11 +309,19 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 // board's version of the view (it may lag, or be rebuilding), else from b itself. Either way the page is
 // that of b's sequence number, which names it in the cache.
 func (s *Server) standings(ctx context.Context, b *board.Board, q rankd.ProjectionQuery) (rankd.Standings, error) {
-	if s.Projection != nil && q.View.Kind != rankd.ViewTeam && q.Limit > 0 && (q.GroupID == "" || hasGroup(b, q.GroupID)) {
-		st, err := s.Projection.Standings(ctx, q)
-		if err == nil && st.Seq == b.Seq(q.View) {
+	if s.Projection != nil && q.View.Kind != rankd.ViewTeam && q.Limit > 0 && (q.GroupID == "" || hasGroup(b, q.GroupID)) &&
+		time.Now().UnixNano() >= s.projectionPaused.Load() {
+		// The board's read lock is held, and a commit waits for it: a projection slow to answer is left
+		// for the board, and for a while (a Redis that does not answer, where one that refuses fails at once).
+		pctx, cancel := context.WithTimeout(ctx, projectionWait)
+		st, err := s.Projection.Standings(pctx, q)
+		cancel()
+		switch {
+		case err == nil && st.Seq == b.Seq(q.View):
 			s.pagesRendered.WithLabelValues("projection").Inc()
 			return st, nil
+		case err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND:
+			s.projectionPaused.Store(time.Now().Add(projectionPause).UnixNano())
 		}
 	}
 	s.pagesRendered.WithLabelValues("board").Inc()
@@ -322,6 +330,12 @@ func (s *Server) standings(ctx context.Context, b *board.Board, q rankd.Projecti
 	}
 	return b.Standings(q.View, q.Offset, q.Limit)
 }
+
+// How long a page waits for the projection, and how long the projection is left alone after it failed.
+const (
+	projectionWait  = 100 * time.Millisecond
+	projectionPause = 5 * time.Second
+)
 
 func hasGroup(b *board.Board, id string) bool {
 	return slices.ContainsFunc(b.Groups(), func(g rankd.Group) bool { return g.ID == id })

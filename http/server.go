@@ -60,6 +60,8 @@ type Server struct {
 	Finalizer Finalizer
 
 	streams atomic.Int64
+	// projectionPaused is when (Unix ns) pages may be read from the Projection again after it failed.
+	projectionPaused atomic.Int64
 
 	push     *hub
 	stopPush context.CancelFunc

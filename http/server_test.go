@@ -5,10 +5,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -234,5 +237,51 @@ func TestInternalErrorsSayNothing(t *testing.T) {
 	e.MustDo(t, http.StatusInternalServerError, "GET", "/api/v1/contests/c1/submissions", adminToken, nil, &body)
 	if body.Code != rankd.EINTERNAL || body.Message != "internal error" {
 		t.Errorf("got %+v, want code %s and the message \"internal error\"", body, rankd.EINTERNAL)
+	}
+}
+
+// hangingProjection is a shared projection that does not answer, as a Redis behind a network that drops
+// packets: each read waits until its context ends.
+type hangingProjection struct{ reads atomic.Int64 }
+
+func (*hangingProjection) Project(context.Context, rankd.ProjectionUpdate) (bool, error) {
+	return false, nil
+}
+func (*hangingProjection) Rebuild(context.Context, rankd.ProjectionUpdate) error { return nil }
+func (*hangingProjection) Position(context.Context, string) (int64, error)       { return 0, nil }
+func (p *hangingProjection) Standings(ctx context.Context, _ rankd.ProjectionQuery) (rankd.Standings, error) {
+	p.reads.Add(1)
+	select {
+	case <-ctx.Done():
+		return rankd.Standings{}, ctx.Err()
+	case <-time.After(10 * time.Second): // a test of a server that waits on it fails rather than hangs
+		return rankd.Standings{}, errors.New("no answer")
+	}
+}
+
+// A projection that does not answer holds up neither the page (read from the board after a short wait) nor
+// the commits that wait for the board's lock, and is left alone for a while after.
+func TestProjectionHanging(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	proj := &hangingProjection{}
+	e.server.Projection = proj
+	begin := time.Now()
+	var p page
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?limit=2", "", nil, &p)
+	if took := time.Since(begin); took > 2*time.Second || len(p.Rows) != 2 {
+		t.Errorf("a page while the projection hangs: %d rows after %v, want 2 at once", len(p.Rows), took)
+	}
+	begin = time.Now()
+	for i := range 5 {
+		e.MustDo(t, http.StatusOK, "GET", fmt.Sprintf("/api/v1/contests/c1/scoreboard?limit=%d", 3+i), "", nil, &p)
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"submissions","data":{"id":"s9","team_id":"t3","problem_id":"A","contest_time":"1:20:00"}}`+"\n", nil)
+	if took := time.Since(begin); took > time.Second {
+		t.Errorf("5 pages and a commit took %v while the projection hangs, want them at once", took)
+	}
+	if n := proj.reads.Load(); n != 1 {
+		t.Errorf("the projection was asked %d times, want once: left alone after it failed", n)
 	}
 }
