@@ -20,6 +20,9 @@ import (
 const (
 	projectRetryMin = 50 * time.Millisecond
 	projectRetryMax = 5 * time.Second
+	// projectCheckEvery is how often an idle projector looks at the projection's position: a Redis flushed,
+	// or restarted from an older snapshot, while no event comes is then rebuilt all the same.
+	projectCheckEvery = 5 * time.Second
 )
 
 // projectorState is a contest's projector's share of the contest. Its fields other than signal are guarded
@@ -95,13 +98,31 @@ func (e *Engine) projectLoop(c *contest) {
 				slog.String("error", err.Error()))
 		}
 		if wait == 0 {
-			_, open = <-c.proj.signal
+			select {
+			case _, open = <-c.proj.signal:
+			case <-time.After(projectCheckEvery):
+				e.checkProjection(ctx, c)
+			}
 			continue
 		}
 		select {
 		case _, open = <-c.proj.signal:
 		case <-time.After(wait):
 		}
+	}
+}
+
+// checkProjection marks c's projection lost when it is behind c's board though nothing is left to send: what
+// it held was lost (flushed, or Redis went back to an older snapshot).
+func (e *Engine) checkProjection(ctx context.Context, c *contest) {
+	pos, err := e.Projection.Position(ctx, c.id)
+	if err != nil {
+		return // unreachable: the next update or check finds out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.proj.whole && len(c.proj.dirty[0]) == 0 && len(c.proj.dirty[1]) == 0 && c.board.Contest().ID != "" && pos < c.pos {
+		c.proj.lost()
 	}
 }
 

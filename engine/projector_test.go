@@ -254,3 +254,49 @@ func TestProjectionAtStart(t *testing.T) {
 		})
 	}
 }
+
+// A projection that loses its data while no event comes (flushed, or restarted from an older snapshot) is
+// rebuilt all the same: an idle projector looks at its position now and then.
+func TestProjectionLostWhileIdle(t *testing.T) {
+	p := newMemProjection()
+	e := engine.New(MustOpenStore(t, t.TempDir()), nil)
+	e.Projection = p
+	if err := e.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	if _, err := e.Submit(context.Background(), "c", contestEntries(t)); err != nil {
+		t.Fatal(err)
+	}
+	MustMatchProjection(t, e, p, "c")
+	for _, lose := range []struct {
+		name string
+		do   func(c *memContest) bool // false: drop the contest's projection
+	}{
+		{"flushed", func(*memContest) bool { return false }},
+		{"an older snapshot", func(c *memContest) bool {
+			c.pos /= 2
+			clear(c.rows[1])
+			return true
+		}},
+	} {
+		p.mu.Lock()
+		rebuilds := p.rebuilds
+		if !lose.do(p.contests["c"]) {
+			delete(p.contests, "c")
+		}
+		p.mu.Unlock()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			p.mu.Lock()
+			n := p.rebuilds
+			p.mu.Unlock()
+			if n > rebuilds {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no rebuild 20 s after the projection was lost", lose.name)
+			}
+		}
+		MustMatchProjection(t, e, p, "c")
+	}
+}
