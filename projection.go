@@ -14,6 +14,9 @@ import "context"
 type ProjectionUpdate struct {
 	ContestID string
 	Pos       int64
+	// After is the position the sender knows the projection reached (0: none): an update carries the rows
+	// changed since then only, so a projection found behind it lost rows and must be rebuilt (ECONFLICT).
+	After int64
 	// Contest and Problems define the row layout and the sort order (scoring, penalty, duration).
 	Contest  Contest
 	Problems []Problem

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"rankd"
@@ -34,6 +35,9 @@ type projectorState struct {
 	// counts the requests, so that a rebuild done meanwhile does not answer a later one.
 	whole    bool
 	wholeGen uint64
+	// reached is a position the projection is known to have reached; updates say so (After), so that one
+	// that went back behind it (Redis restarted from an older snapshot) is rebuilt rather than patched.
+	reached atomic.Int64
 }
 
 // viewsProjected are the views a projection holds, in the order of projectorState.dirty.
@@ -80,7 +84,9 @@ func (p *projectorState) kick() {
 func (e *Engine) projectLoop(c *contest) {
 	ctx := context.Background()
 	c.mu.Lock()
-	if !e.projectionAt(ctx, c) {
+	if e.projectionAt(ctx, c) {
+		c.proj.reached.Store(c.pos)
+	} else {
 		c.proj.lost()
 	}
 	c.mu.Unlock()
@@ -151,6 +157,7 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 		if err := e.Projection.Rebuild(ctx, full); err != nil {
 			return err
 		}
+		c.proj.reached.Store(full.Pos) // switched to, or the projection was already past it
 		c.mu.Lock()
 		c.proj.whole = c.proj.wholeGen != gen
 		c.mu.Unlock()
@@ -169,6 +176,7 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 	switch {
 	case err == nil:
 		// Applied, or already past: then whoever moved it past sent these rows as well.
+		c.proj.reached.Store(u.Pos)
 		return nil
 	case rankd.ErrorCode(err) == rankd.ECONFLICT:
 		c.mu.Lock()
@@ -194,7 +202,8 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 // nil. It runs with c's lock held.
 func (e *Engine) render(c *contest, dirty *[2]map[string]struct{}) rankd.ProjectionUpdate {
 	b := c.board
-	u := rankd.ProjectionUpdate{ContestID: c.id, Pos: c.pos, Contest: b.Contest(), Problems: b.Problems()}
+	u := rankd.ProjectionUpdate{ContestID: c.id, Pos: c.pos, After: c.proj.reached.Load(), Contest: b.Contest(),
+		Problems: b.Problems()}
 	for i, v := range viewsProjected {
 		vu := rankd.ViewUpdate{View: v, Seq: b.Seq(v)}
 		if dirty == nil {

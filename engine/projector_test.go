@@ -56,6 +56,8 @@ func (p *memProjection) Project(_ context.Context, u rankd.ProjectionUpdate) (bo
 		return false, rankd.Errorf(rankd.ECONFLICT, "projection lost")
 	case u.Pos <= c.pos:
 		return false, nil
+	case c.pos < u.After:
+		return false, rankd.Errorf(rankd.ECONFLICT, "projection went back")
 	}
 	p.updates++
 	c.pos = u.Pos
@@ -298,5 +300,37 @@ func TestProjectionLostWhileIdle(t *testing.T) {
 			}
 		}
 		MustMatchProjection(t, e, p, "c")
+	}
+}
+
+// A projection that goes back to an older state while events come (Redis restarted from an older snapshot)
+// is rebuilt at the next update, not patched with the rows changed since the position it went back from.
+func TestProjectionWentBack(t *testing.T) {
+	p := newMemProjection()
+	e := engine.New(MustOpenStore(t, t.TempDir()), nil)
+	e.Projection = p
+	if err := e.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	entries := contestEntries(t)
+	half := len(entries) / 2
+	if _, err := e.Submit(context.Background(), "c", entries[:half]); err != nil {
+		t.Fatal(err)
+	}
+	MustMatchProjection(t, e, p, "c")
+	p.mu.Lock()
+	rebuilds := p.rebuilds
+	c := p.contests["c"]
+	c.pos /= 2
+	clear(c.rows[0])
+	clear(c.rows[1])
+	p.mu.Unlock()
+	if _, err := e.Submit(context.Background(), "c", entries[half:half+1]); err != nil {
+		t.Fatal(err)
+	}
+	MustMatchProjection(t, e, p, "c")
+	if p.rebuilds == rebuilds {
+		t.Error("the projection that went back was patched, not rebuilt")
 	}
 }

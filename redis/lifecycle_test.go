@@ -50,6 +50,18 @@ func TestLoss(t *testing.T) {
 		MustEqualRows(t, st.Rows, []rankd.Row{ranked(a3, 1), ranked(b3, 2)})
 	}
 	MustProject(t, p, update(c, 4, []rankd.ProjectedRow{a}, nil, rankd.JuryView), true)
+
+	// Gone back behind what the sender knows it reached (Redis restarted from an older snapshot): the rows
+	// since are missing, so an update is refused until a rebuild.
+	behind := update(c, 6, []rankd.ProjectedRow{a}, nil, rankd.JuryView)
+	behind.After = 5
+	_, err = p.Project(ctx, behind)
+	MustCode(t, err, rankd.ECONFLICT)
+	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 4 {
+		t.Fatalf("after a refused update: got position %d, %v; want 4", pos, err)
+	}
+	behind.After = 4
+	MustProject(t, p, behind, true)
 }
 
 // A rebuild leaves the replaced version's keys to expire, and keeps none of its own with an expiry.

@@ -26,7 +26,8 @@ const (
 )
 
 // Project applies u if its position is past the projection's, atomically, and reports whether it did (see
-// the package doc). ECONFLICT when the contest has no projection (never built, or lost by Redis) or its rows
+// the package doc). ECONFLICT when the contest has no projection (never built, lost by Redis, or gone back
+// behind u.After: Redis restarted from an older snapshot, without what was applied since) or its rows
 // are encoded otherwise (its layout changed): rebuild it. EINVALID for an update the projection cannot hold
 // (see CheckContest and Encode, and the NUL bytes of the package doc). EUNAVAILABLE when Redis is down.
 func (p *Projection) Project(ctx context.Context, u rankd.ProjectionUpdate) (bool, error) {
@@ -261,7 +262,7 @@ func (e *encoder) projectCalls(base string, u *rankd.ProjectionUpdate) ([][]any,
 			return nil, err
 		}
 	}
-	header := []any{base, u.Pos, e.layout.String(), e.problemList, e.message(u, true), "0", len(u.Views)}
+	header := []any{base, u.Pos, u.After, e.layout.String(), e.problemList, e.message(u, true), "0", len(u.Views)}
 	for i, v := range u.Views {
 		header = append(header, names[i], v.Seq)
 	}
@@ -295,7 +296,7 @@ func (e *encoder) projectCalls(base string, u *rankd.ProjectionUpdate) ([][]any,
 	}
 	flush()
 	last := calls[len(calls)-1]
-	last[5] = "1"
+	last[6] = "1"
 	return calls, nil
 }
 

@@ -2,12 +2,14 @@
 -- only: every score and row was encoded by the caller (project.go), and nothing is decoded here.
 --
 -- KEYS[1]  the active pointer, <base>:active
--- ARGV     base, pos, layout, problems, message, final ("1": the update's last call), number of views, per
+-- ARGV     base, pos, after (the position the sender knows the projection reached: one behind it lost what it
+--          held), layout, problems, message, final ("1": the update's last call), number of views, per
 --          view its name and seq (set by the last call), number of segments, then per segment: view, number
 --          of rows n, of groups, of removed teams; n score/member pairs (the ZADD to the view), n team/row
 --          pairs (the HSET of the rows); per group its id, its number of rows k and k score/member pairs; the
 --          removed team ids.
--- Returns  1 applied, 0 not past the projection's position, -1 no projection, -2 another layout.
+-- Returns  1 applied, 0 not past the projection's position, -1 no projection (or one that went back behind
+--          after), -2 another layout.
 local base = ARGV[1]
 local active = redis.call('GET', KEYS[1])
 if not active then
@@ -16,10 +18,14 @@ end
 local vb = base .. ':v' .. active
 local meta = vb .. ':meta'
 local m = redis.call('HMGET', meta, 'pos', 'layout', 'problems')
-if (tonumber(m[1]) or 0) >= tonumber(ARGV[2]) then
+local at = tonumber(m[1]) or 0
+if at >= tonumber(ARGV[2]) then
 	return 0
 end
-if m[2] ~= ARGV[3] then
+if at < tonumber(ARGV[3]) then
+	return -1
+end
+if m[2] ~= ARGV[4] then
 	return -2
 end
 local keys = vb .. ':keys'
@@ -37,8 +43,8 @@ local call = function(cmd, key, from, to)
 	return sum
 end
 
-local nviews = tonumber(ARGV[7])
-local i = 8 + 2 * nviews
+local nviews = tonumber(ARGV[8])
+local i = 9 + 2 * nviews
 local nsegments = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, nsegments do
@@ -89,17 +95,17 @@ for _ = 1, nsegments do
 		end
 	end
 end
-if ARGV[6] == '1' then
+if ARGV[7] == '1' then
 	local set = { 'pos', ARGV[2] }
-	for j = 8, 7 + 2 * nviews, 2 do
+	for j = 9, 8 + 2 * nviews, 2 do
 		set[#set + 1] = 'seq:' .. ARGV[j]
 		set[#set + 1] = ARGV[j + 1]
 	end
-	if m[3] ~= ARGV[4] then
+	if m[3] ~= ARGV[5] then
 		set[#set + 1] = 'problems'
-		set[#set + 1] = ARGV[4]
+		set[#set + 1] = ARGV[5]
 	end
 	redis.call('HSET', meta, unpack(set))
-	redis.call('PUBLISH', base, ARGV[5])
+	redis.call('PUBLISH', base, ARGV[6])
 end
 return 1
