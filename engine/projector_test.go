@@ -177,12 +177,7 @@ func MustMatchProjection(tb testing.TB, e *engine.Engine, p *memProjection, id s
 // board exactly.
 func TestProjectionFollowsBoard(t *testing.T) {
 	p := newMemProjection()
-	e := engine.New(MustOpenStore(t, t.TempDir()), nil)
-	e.Projection = p
-	if err := e.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(context.Background())
+	e := MustProjectedEngine(t, p)
 	entries := contestEntries(t)
 	chunks := [][]rankd.LogEntry{}
 	for len(entries) > 0 {
@@ -261,12 +256,7 @@ func TestProjectionAtStart(t *testing.T) {
 // rebuilt all the same: an idle projector looks at its position now and then.
 func TestProjectionLostWhileIdle(t *testing.T) {
 	p := newMemProjection()
-	e := engine.New(MustOpenStore(t, t.TempDir()), nil)
-	e.Projection = p
-	if err := e.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(context.Background())
+	e := MustProjectedEngine(t, p)
 	if _, err := e.Submit(context.Background(), "c", contestEntries(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -307,12 +297,7 @@ func TestProjectionLostWhileIdle(t *testing.T) {
 // is rebuilt at the next update, not patched with the rows changed since the position it went back from.
 func TestProjectionWentBack(t *testing.T) {
 	p := newMemProjection()
-	e := engine.New(MustOpenStore(t, t.TempDir()), nil)
-	e.Projection = p
-	if err := e.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(context.Background())
+	e := MustProjectedEngine(t, p)
 	entries := contestEntries(t)
 	half := len(entries) / 2
 	if _, err := e.Submit(context.Background(), "c", entries[:half]); err != nil {
@@ -333,4 +318,16 @@ func TestProjectionWentBack(t *testing.T) {
 	if p.rebuilds == rebuilds {
 		t.Error("the projection that went back was patched, not rebuilt")
 	}
+}
+
+// MustProjectedEngine opens an engine over a new store projecting to p; it closes when the test ends.
+func MustProjectedEngine(tb testing.TB, p *memProjection) *engine.Engine {
+	tb.Helper()
+	e := engine.New(MustOpenStore(tb, tb.TempDir()), nil)
+	e.Projection = p
+	if err := e.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = e.Close(context.Background()) })
+	return e
 }
