@@ -160,6 +160,8 @@ type importer struct {
 	accepted, duplicates, rejected int
 	shownRejected                  int
 	lastProgress                   time.Time
+	// answered, when set, is told how long each batch took to be answered (the load test's measure).
+	answered func(time.Duration)
 }
 
 // resume reads the state file of an earlier run of the same import.
@@ -253,8 +255,12 @@ func (im *importer) post(ctx context.Context, body []byte, first int) error {
 			case <-time.After(wait):
 			}
 		}
+		begin := time.Now()
 		var again bool
-		if again, err = im.send(ctx, body, first); err == nil || !again || ctx.Err() != nil {
+		if again, err = im.send(ctx, body, first); err == nil && im.answered != nil {
+			im.answered(time.Since(begin))
+		}
+		if err == nil || !again || ctx.Err() != nil {
 			return err
 		}
 	}

@@ -162,3 +162,20 @@ func TestImportByteOrderMark(t *testing.T) {
 		t.Errorf("the imported board differs from the offline one:\ngot  %.600s\nwant %.600s", got, want)
 	}
 }
+
+// rankd loadtest --mode ingest posts a feed the way rankd import does, and says how fast.
+func TestLoadtestIngest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gen.ndjson")
+	MustRun(t, "gen", "--id", "load", "--teams", "5", "--submissions", "40", "--out", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := StartRankd(t, t.TempDir())
+	t.Setenv("RANKD_JUDGE_TOKEN", testJudgeToken)
+	out := MustRun(t, "loadtest", "--url", p.URL, "--contest", "load", "--mode", "ingest", "--feed", path, "--batch", "20")
+	want := strconv.Itoa(bytes.Count(data, []byte{'\n'})) + " events (0 rejected)"
+	if !strings.Contains(out, want) {
+		t.Errorf("got %q, want it to say %q", out, want)
+	}
+}

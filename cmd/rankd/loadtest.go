@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -217,61 +216,13 @@ func loadIngest(ctx context.Context, client *http.Client, base, token, path stri
 		return res, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	var lat []time.Duration
-	var buf bytes.Buffer
-	lines := 0
+	im := importer{client: client, url: base + "/events?results=problems", token: token, stderr: io.Discard,
+		answered: func(d time.Duration) { lat = append(lat, d) }}
 	begin := time.Now()
-	send := func() error {
-		t := time.Now()
-		req, err := http.NewRequestWithContext(ctx, "POST", base+"/events?results=problems", bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "application/x-ndjson")
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("ingest: status %d: %.200s", resp.StatusCode, body)
-		}
-		var out struct{ Accepted, Duplicates, Rejected int }
-		if err := json.Unmarshal(body, &out); err != nil {
-			return fmt.Errorf("ingest: %w", err)
-		}
-		lat = append(lat, time.Since(t))
-		res.Requests++
-		res.Events += out.Accepted + out.Duplicates
-		res.Rejected += out.Rejected
-		buf.Reset()
-		lines = 0
-		return nil
-	}
-	for sc.Scan() {
-		buf.Write(sc.Bytes())
-		buf.WriteByte('\n')
-		if lines++; lines == perBatch {
-			if err := send(); err != nil {
-				return res, err
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return res, err
-	}
-	if lines > 0 {
-		if err := send(); err != nil {
-			return res, err
-		}
-	}
+	err = im.run(ctx, f, perBatch)
+	res.Requests = len(lat)
+	res.Events, res.Rejected = im.accepted+im.duplicates, im.rejected
 	res.finish(lat, time.Since(begin))
-	return res, nil
+	return res, err
 }
