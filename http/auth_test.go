@@ -3,6 +3,7 @@ package http_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -208,6 +209,20 @@ func TestHiddenTeamsDoNotExistToThePublic(t *testing.T) {
 		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", tt.token, nil, &one)
 		if len(list) != 1 || list[0].Teams != tt.want || one.Teams != tt.want {
 			t.Errorf("token %q: got %+v and %d teams, want %d", tt.token, list, one.Teams, tt.want)
+		}
+	}
+	// An organization only a hidden team belongs to is the jury's to know of.
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/organizations", adminToken, `{"id":"secret-org","name":"Secret"}`, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken,
+		`{"id":"t4","name":"Delta","group_ids":["g1"],"organization_id":"secret-org","hidden":true}`, nil)
+	for _, tt := range []struct {
+		token string
+		want  bool
+	}{{"", false}, {adminToken, true}} {
+		var orgs []struct{ ID string }
+		e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/organizations", tt.token, nil, &orgs)
+		if got := slices.ContainsFunc(orgs, func(o struct{ ID string }) bool { return o.ID == "secret-org" }); got != tt.want {
+			t.Errorf("token %q: the hidden team's organization listed %t, want %t", tt.token, got, tt.want)
 		}
 	}
 	for _, id := range []string{"t4", "nope"} {

@@ -303,10 +303,24 @@ type ccsOrganizationJSON struct {
 }
 
 func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error {
-	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any {
+	cid := r.PathValue("cid")
+	t, err := s.Auth.identify(r)
+	if err != nil {
+		return err
+	}
+	v := rankd.PublicView
+	if t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge {
+		v = rankd.JuryView
+		w.Header().Set("Cache-Control", "private, no-cache")
+	} else if t.Role == rankd.RoleTeam && t.ContestID == cid {
+		v = rankd.TeamView(t.TeamID)
+	}
+	return s.writeRead(w, cid, func(b *board.Board) any {
+		// The organizations of the teams the view lists: one that only hidden teams belong to is not the
+		// public's to know of.
 		out := []ccsOrganizationJSON{}
 		seen := map[string]bool{}
-		for _, t := range b.Teams() {
+		for _, t := range listedTeams(b, v) {
 			if t.OrganizationID == "" || seen[t.OrganizationID] {
 				continue
 			}
