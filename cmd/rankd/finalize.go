@@ -67,6 +67,9 @@ type finalizeStatus struct {
 	Version   int64  `json:"version,omitempty"`
 }
 
+// finalizeClient gives up on a server that does not answer, rather than waiting for an interrupt.
+var finalizeClient = &http.Client{Timeout: 30 * time.Second}
+
 func finalizeCall(ctx context.Context, method, endpoint, token string) (finalizeStatus, error) {
 	var st finalizeStatus
 	req, err := http.NewRequestWithContext(ctx, method, endpoint, nil)
@@ -74,7 +77,7 @@ func finalizeCall(ctx context.Context, method, endpoint, token string) (finalize
 		return st, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := finalizeClient.Do(req)
 	if err != nil {
 		return st, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -35,8 +36,8 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 	clients := fs.Int("clients", 16, "post, read: concurrent clients")
 	duration := fs.Duration("duration", 10*time.Second, "post, read: how long to run")
 	limit := fs.Int("limit", 50, "read: rows per page")
-	team := fs.String("team", "", "post: the team that submits (default: the contest's first)")
-	problem := fs.String("problem", "", "post: the problem submitted to (default: the contest's first)")
+	team := fs.String("team", "", "post: the team that submits (required)")
+	problem := fs.String("problem", "", "post: the problem submitted to (required)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	rate := fs.Int("rate", 1000, "stream: judgements posted per second")
 	teams := fs.Int("teams", 1000, "stream: teams of the contest the load creates")
@@ -47,9 +48,10 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 		}
 		return errUsage
 	}
-	token := os.Getenv("RANKD_JUDGE_TOKEN")
-	if token == "" {
-		token = os.Getenv("RANKD_ADMIN_TOKEN")
+	token := cmp.Or(os.Getenv("RANKD_JUDGE_TOKEN"), os.Getenv("RANKD_ADMIN_TOKEN"))
+	if token == "" && *mode != "read" {
+		fmt.Fprintf(m.Stderr, "loadtest: --mode %s posts events: set RANKD_JUDGE_TOKEN (or RANKD_ADMIN_TOKEN) to a token of the server\n", *mode)
+		return errUsage
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *clients + 1}}
 	base := *url + "/api/v1/contests/" + *contest

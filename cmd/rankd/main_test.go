@@ -297,3 +297,32 @@ func noStartFeed(tb testing.TB) string {
 	}
 	return path
 }
+
+// What the CLI says of small mistakes, and of the moment it shows.
+func TestCLIMessages(t *testing.T) {
+	euc := feed(t, "euc2025")
+	t.Setenv("RANKD_JUDGE_TOKEN", "")
+	t.Setenv("RANKD_ADMIN_TOKEN", "")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"standings", "--feed", euc, "extra"}, `unexpected argument "extra"`},
+		{[]string{"loadtest", "--contest", "c", "--mode", "ingest", "--feed", euc}, "set RANKD_JUDGE_TOKEN"},
+	} {
+		_, errOut, err := run(tt.args...)
+		if err == nil || !strings.Contains(errOut, tt.want) {
+			t.Errorf("rankd %s: got %v, %q; want an error saying %q", strings.Join(tt.args, " "), err, errOut, tt.want)
+		}
+	}
+	// euc2025 is frozen from 4:00:00: the public board of an earlier moment is not.
+	for _, tt := range []struct {
+		at     string
+		frozen bool
+	}{{"1:00:00", false}, {"4:30:00", true}} {
+		out := MustRun(t, "standings", "--feed", euc, "--at", tt.at)
+		if got := strings.Contains(out, "Frozen from"); got != tt.frozen {
+			t.Errorf("--at %s: says frozen %t, want %t", tt.at, got, tt.frozen)
+		}
+	}
+}

@@ -39,7 +39,12 @@ func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Bo
 	if err := f.fs.Parse(args); err != nil {
 		return nil, rankd.View{}, atTime{}, errUsage
 	}
-	if f.feed == "" || f.fs.NArg() > 0 {
+	if f.fs.NArg() > 0 {
+		fmt.Fprintf(m.Stderr, "rankd %s: unexpected argument %q (the feed is --feed FILE; flags come before arguments)\n", f.fs.Name(), f.fs.Arg(0))
+		f.fs.Usage()
+		return nil, rankd.View{}, atTime{}, errUsage
+	}
+	if f.feed == "" {
 		fmt.Fprintf(m.Stderr, "rankd %s: --feed FILE is required\n", f.fs.Name())
 		f.fs.Usage()
 		return nil, rankd.View{}, atTime{}, errUsage
@@ -86,7 +91,7 @@ func (m *Main) standings(ctx context.Context, args []string) error {
 	case "csv":
 		return writeCSV(m.Stdout, b, st)
 	}
-	return writeText(m.Stdout, b, st)
+	return writeText(m.Stdout, b, st, at)
 }
 
 func (m *Main) awards(ctx context.Context, args []string) error {
@@ -242,14 +247,15 @@ func total(c rankd.Contest, r rankd.Row) (string, string) {
 	return strconv.FormatFloat(r.Score, 'f', -1, 64), strconv.FormatInt(int64(r.Time/time.Minute), 10)
 }
 
-func writeText(w io.Writer, b *board.Board, st rankd.Standings) error {
+func writeText(w io.Writer, b *board.Board, st rankd.Standings, at atTime) error {
 	c := b.Contest()
 	name := c.FormalName
 	if name == "" {
 		name = c.Name
 	}
 	fmt.Fprintf(w, "%s (%s) — %s view, %d teams ranked\n", name, c.Rules, st.View, st.Total)
-	if ft := c.FreezeTime(); ft < c.Duration && st.View.Kind != rankd.ViewJury && !b.State().Revealed() {
+	if ft := c.FreezeTime(); ft < c.Duration && st.View.Kind != rankd.ViewJury && !b.State().Revealed() &&
+		(!at.set || at.contestTime(b) >= ft) {
 		fmt.Fprintf(w, "Frozen from %s: later submissions show as pending (?)\n", ccs.FormatRelTime(ft))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
