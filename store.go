@@ -117,6 +117,9 @@ type Token struct {
 	Name      string // a label for operators
 }
 
+// Jury reports whether the token sees the jury's view: an admin's or a judge's.
+func (t Token) Jury() bool { return t.Role == RoleAdmin || t.Role == RoleJudge }
+
 // Validate checks what every token must hold: a secret, a known role, and for a team token its contest and
 // team.
 func (t Token) Validate() error {

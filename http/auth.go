@@ -191,7 +191,7 @@ func (s *Server) viewFor(r *http.Request, contestID string) (rankd.View, error) 
 	if err != nil {
 		return v, err
 	}
-	jury := t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge
+	jury := t.Jury()
 	switch {
 	case v.Kind == rankd.ViewPublic, jury:
 		return v, nil

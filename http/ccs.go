@@ -309,7 +309,7 @@ func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	v := rankd.PublicView
-	if t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge {
+	if t.Jury() {
 		v = rankd.JuryView
 		w.Header().Set("Cache-Control", "private, no-cache")
 	} else if t.Role == rankd.RoleTeam && t.ContestID == cid {

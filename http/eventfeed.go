@@ -225,7 +225,7 @@ func (s *Server) feedJury(r *http.Request, cid string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge, nil
+		return t.Jury(), nil
 	}
 	v, err := s.viewFor(r, cid)
 	if err != nil {

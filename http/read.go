@@ -141,7 +141,7 @@ func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jury := t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge
+	jury := t.Jury()
 	if jury {
 		w.Header().Set("Cache-Control", "private, no-cache")
 	}
@@ -174,7 +174,7 @@ func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	detail := contestPublic
-	if t.Role == rankd.RoleAdmin || t.Role == rankd.RoleJudge {
+	if t.Jury() {
 		detail = contestJury
 		w.Header().Set("Cache-Control", "private, no-cache")
 	}
