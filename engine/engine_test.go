@@ -416,15 +416,8 @@ func TestCloseStopsBackgroundCheckpoint(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no checkpoint started after 600 entries")
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- e.Close(ctx) }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close waits for the checkpoint behind the committer")
+	if err := MustCloseWithin(t, e, ctx, "Close waits for the checkpoint behind the committer"); err != nil {
+		t.Fatal(err)
 	}
 	cp, err := store.LatestCheckpoint(ctx, "c")
 	if err != nil {
@@ -467,4 +460,19 @@ func TestStaleBoardRebuiltForReaders(t *testing.T) {
 		}
 	}
 	t.Fatalf("read after the store came back, without another event: still %v", err)
+}
+
+// MustCloseWithin closes e with ctx and returns what Close returned, failing the test with hang if Close has
+// not returned within 10 s.
+func MustCloseWithin(tb testing.TB, e *engine.Engine, ctx context.Context, hang string) error {
+	tb.Helper()
+	closed := make(chan error, 1)
+	go func() { closed <- e.Close(ctx) }()
+	select {
+	case err := <-closed:
+		return err
+	case <-time.After(10 * time.Second):
+		tb.Fatal(hang)
+		return nil
+	}
 }

@@ -66,6 +66,14 @@ func newHeldStore(db *sqlite.DB) *heldStore {
 	return &heldStore{DB: db, entered: make(chan struct{}), release: make(chan struct{})}
 }
 
+// newAppendsHeld returns a heldStore that holds contest a's appends (and not its checkpoint reads).
+func newAppendsHeld(db *sqlite.DB) *heldStore {
+	s := newHeldStore(db)
+	close(s.release)
+	s.holdAppends, s.appending = make(chan struct{}), make(chan struct{})
+	return s
+}
+
 func (s *heldStore) LatestCheckpoint(ctx context.Context, id string) (rankd.Checkpoint, error) {
 	if id == "a" {
 		s.once.Do(func() {
@@ -156,15 +164,8 @@ func TestSharedSubmitWhileOpening(t *testing.T) {
 	if err := <-opened; err != nil {
 		t.Fatal(err)
 	}
-	closed := make(chan error, 1)
-	go func() { closed <- e.Close(context.Background()) }()
-	select {
-	case err := <-closed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close hangs: a committer was left running")
+	if err := MustCloseWithin(t, e, context.Background(), "Close hangs: a committer was left running"); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -172,9 +173,7 @@ func TestSharedSubmitWhileOpening(t *testing.T) {
 func TestFullQueueHoldsUpNoOtherContest(t *testing.T) {
 	dir := t.TempDir()
 	all := MustStoreContests(t, dir)
-	store := newHeldStore(MustOpenStore(t, dir))
-	close(store.release)
-	store.holdAppends, store.appending = make(chan struct{}), make(chan struct{})
+	store := newAppendsHeld(MustOpenStore(t, dir))
 	defer store.Close()
 	e := MustOpenEngine(t, store)
 	ctx := context.Background()
@@ -391,9 +390,7 @@ func TestCommitTimeout(t *testing.T) {
 func TestCloseGivesUp(t *testing.T) {
 	dir := t.TempDir()
 	all := MustStoreContests(t, dir)
-	store := newHeldStore(MustOpenStore(t, dir))
-	close(store.release)
-	store.holdAppends, store.appending = make(chan struct{}), make(chan struct{})
+	store := newAppendsHeld(MustOpenStore(t, dir))
 	defer store.Close()
 	defer close(store.holdAppends)
 	e := MustOpenEngine(t, store)
@@ -403,14 +400,7 @@ func TestCloseGivesUp(t *testing.T) {
 	<-store.appending
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	closed := make(chan error, 1)
-	go func() { closed <- e.Close(ctx) }()
-	select {
-	case err := <-closed:
-		if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
-			t.Errorf("Close: got %v, want code %s", err, rankd.EUNAVAILABLE)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close waits for a commit after its context ended")
+	if err := MustCloseWithin(t, e, ctx, "Close waits for a commit after its context ended"); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Errorf("Close: got %v, want code %s", err, rankd.EUNAVAILABLE)
 	}
 }
