@@ -55,6 +55,19 @@ func MustEngine(tb testing.TB, st store) *engine.Engine {
 	return e
 }
 
+// MustContestStore opens a store in a new directory and an engine over it holding the generated contest;
+// both close when the test ends.
+func MustContestStore(tb testing.TB) (*sqlite.DB, *engine.Engine, string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	st, err := sqlite.Open(context.Background(), dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st, MustEngine(tb, st), dir
+}
+
 // flaky is a Builder that fails its first fails calls of Final, and can hold them until released.
 type flaky struct {
 	finalize.Builder
@@ -154,13 +167,7 @@ func MustMatchBoard(tb testing.TB, st rankd.FinalStore, e *engine.Engine) rankd.
 // Scheduled at the contest's end (long past): it runs, and the final standings are the board's. Run by hand,
 // or scheduled again, it gives the same version.
 func TestScheduleAndRunAgain(t *testing.T) {
-	dir := t.TempDir()
-	st, err := sqlite.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e := MustEngine(t, st)
+	st, e, dir := MustContestStore(t)
 	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
 	end, err := e.End("c")
 	if err != nil {
@@ -191,13 +198,7 @@ func TestScheduleAndRunAgain(t *testing.T) {
 // A scheduled finalization that finds the contest unavailable (its server still restoring it) is tried
 // again, not cancelled.
 func TestScheduledWhileUnavailable(t *testing.T) {
-	dir := t.TempDir()
-	st, err := sqlite.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e := MustEngine(t, st)
+	st, e, dir := MustContestStore(t)
 	f := &flaky{Builder: e}
 	f.endUnavailable.Store(2)
 	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, f))
@@ -214,13 +215,7 @@ func TestScheduledWhileUnavailable(t *testing.T) {
 
 // Failures are retried; after MaxAttempts the job is dead with its error, until an operator retries it.
 func TestRetriesDeadLetterAndOperatorRetry(t *testing.T) {
-	dir := t.TempDir()
-	st, err := sqlite.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e := MustEngine(t, st)
+	st, e, dir := MustContestStore(t)
 	b := &flaky{Builder: e}
 	b.fails.Store(3) // every attempt of the first job
 	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, b))
@@ -249,13 +244,7 @@ func TestRetriesDeadLetterAndOperatorRetry(t *testing.T) {
 // A server that dies while building leaves the job running; another one (or the same, restarted) takes it
 // up once RescueAfter has passed and completes it, once.
 func TestBuildingAbandoned(t *testing.T) {
-	dir := t.TempDir()
-	st, err := sqlite.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e := MustEngine(t, st)
+	st, e, dir := MustContestStore(t)
 	jobs := filepath.Join(dir, "jobs.db")
 	stuck := &flaky{Builder: e, hold: make(chan struct{}), holden: make(chan struct{})}
 	defer close(stuck.hold)
