@@ -7,15 +7,15 @@ import (
 	"rankd"
 )
 
-// SetMaxRowsPerCall lowers the rows one script call carries, until the test ends, so that tests can split
-// updates into several calls without making huge ones.
+// SetMaxRowsPerCall lowers the rows an update may carry, until the test ends, so that tests can exceed it
+// without making huge updates.
 func SetMaxRowsPerCall(tb testing.TB, n int) {
 	old := maxRowsPerCall
 	maxRowsPerCall = n
 	tb.Cleanup(func() { maxRowsPerCall = old })
 }
 
-// ProjectPipelined applies updates with the script calls Project makes, sent in one round trip, for the
+// ProjectPipelined applies updates with the script call Project makes, sent in one round trip, for the
 // benchmarks to compare with a pipelined reference. The script must be known to Redis: Project it once
 // first. Whether each update was applied is not reported.
 func (p *Projection) ProjectPipelined(ctx context.Context, us []rankd.ProjectionUpdate) error {
@@ -26,13 +26,11 @@ func (p *Projection) ProjectPipelined(ctx context.Context, us []rankd.Projection
 			return err
 		}
 		base := p.base(us[i].ContestID)
-		calls, err := e.projectCalls(base, &us[i])
+		args, err := e.projectArgs(base, &us[i])
 		if err != nil {
 			return err
 		}
-		for _, args := range calls {
-			projectScript.EvalSha(ctx, pipe, []string{activeKey(base)}, args...)
-		}
+		projectScript.EvalSha(ctx, pipe, []string{activeKey(base)}, args...)
 	}
 	_, err := pipe.Exec(ctx)
 	return err

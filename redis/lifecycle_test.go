@@ -163,37 +163,54 @@ func TestRebuildWhileReading(t *testing.T) {
 	}
 }
 
-// Updates of more rows than one script call carries are applied in several, the last moving the position.
+// An update of more rows than one script call carries is refused as a whole, for a rebuild: applied in
+// several calls, readers would see part of it.
 func TestBigUpdate(t *testing.T) {
-	redis.SetMaxRowsPerCall(t, 7)
+	redis.SetMaxRowsPerCall(t, 8) // rows and removed teams, counted in each view
 	p, _ := MustOpen(t)
 	ctx := context.Background()
 	c := icpcContest("big")
 	var rows, moved []rankd.ProjectedRow
-	var removed []string
-	for i := range 30 {
+	for i := range 8 {
 		rows = append(rows, icpcRow(fmt.Sprintf("t%02d", i), fmt.Sprintf("Team %02d", i), nil, -1, -1, -1))
-		if i%3 == 0 {
-			removed = append(removed, rows[i].TeamID)
-		} else {
-			moved = append(moved, icpcRow(rows[i].TeamID, rows[i].Name, nil, i, -1, -1))
-		}
+		moved = append(moved, icpcRow(rows[i].TeamID, rows[i].Name, nil, i, -1, -1))
 	}
 	MustRebuild(t, p, c, 1, rows)
-	MustProject(t, p, update(c, 2, moved, removed, rankd.JuryView, rankd.PublicView), true)
-	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 2 {
-		t.Fatalf("got position %d, %v; want 2", pos, err)
-	}
-	var want []rankd.Row
-	for i, r := range moved {
-		want = append(want, ranked(r, i+1))
-	}
-	for _, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
-		st := MustStandings(t, p, rankd.ProjectionQuery{ContestID: c.ID, View: v, Limit: -1})
-		if st.Total != len(moved) || st.Seq != 2 {
-			t.Errorf("%v: got total %d, seq %d; want %d, 2", v, st.Total, st.Seq, len(moved))
-		}
-		MustEqualRows(t, st.Rows, want)
+	for _, tc := range []struct {
+		name    string
+		u       rankd.ProjectionUpdate
+		applied bool
+	}{
+		{"rows over the limit", update(c, 2, moved[:5], nil, rankd.JuryView, rankd.PublicView), false},
+		{"rows and removed teams over the limit", update(c, 2, moved[:3], []string{"t06", "t07"}, rankd.JuryView, rankd.PublicView), false},
+		{"at the limit", update(c, 2, moved[:3], []string{"t07"}, rankd.JuryView, rankd.PublicView), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, err := p.Project(ctx, tc.u)
+			if tc.applied {
+				if err != nil || !ok {
+					t.Fatalf("got %v, %v; want applied", ok, err)
+				}
+				return
+			}
+			if ok || rankd.ErrorCode(err) != rankd.ECONFLICT {
+				t.Fatalf("got %v, %v; want not applied, %s", ok, err, rankd.ECONFLICT)
+			}
+			if pos, err := p.Position(ctx, c.ID); err != nil || pos != 1 {
+				t.Fatalf("got position %d, %v; want 1", pos, err)
+			}
+			var want []rankd.Row
+			for _, r := range rows {
+				want = append(want, ranked(r, 1)) // none solved: all share rank 1, by name
+			}
+			for _, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
+				st := MustStandings(t, p, rankd.ProjectionQuery{ContestID: c.ID, View: v, Limit: -1})
+				if st.Total != len(rows) || st.Seq != 1 {
+					t.Errorf("%v: got total %d, seq %d; want %d, 1", v, st.Total, st.Seq, len(rows))
+				}
+				MustEqualRows(t, st.Rows, want)
+			}
+		})
 	}
 }
 

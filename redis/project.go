@@ -12,8 +12,8 @@ import (
 	"rankd"
 )
 
-// maxRowsPerCall bounds the rows and removed teams one script call carries: a call blocks Redis while it runs
-// (a few microseconds per row), and its arguments are held in memory at once. Tests lower it.
+// maxRowsPerCall bounds the rows and removed teams an update carries: its script call blocks Redis while it
+// runs (a few microseconds per row), and its arguments are held in memory at once. Tests lower it.
 var maxRowsPerCall = 50000
 
 const (
@@ -27,34 +27,29 @@ const (
 
 // Project applies u if its position is past the projection's, atomically, and reports whether it did (see
 // the package doc). ECONFLICT when the contest has no projection (never built, lost by Redis, or gone back
-// behind u.After: Redis restarted from an older snapshot, without what was applied since) or its rows
-// are encoded otherwise (its layout changed): rebuild it. EINVALID for an update the projection cannot hold
+// behind u.After: Redis restarted from an older snapshot, without what was applied since), its rows are
+// encoded otherwise (its layout changed) or u is more than one call carries: rebuild it. EINVALID for an update the projection cannot hold
 // (see CheckContest and Encode, and the NUL bytes of the package doc). EUNAVAILABLE when Redis is down.
 func (p *Projection) Project(ctx context.Context, u rankd.ProjectionUpdate) (bool, error) {
 	e, err := newEncoder(&u)
 	if err != nil {
 		return false, err
 	}
-	calls, err := e.projectCalls(p.base(u.ContestID), &u)
+	args, err := e.projectArgs(p.base(u.ContestID), &u)
 	if err != nil {
 		return false, err
 	}
-	keys := []string{activeKey(p.base(u.ContestID))}
-	for _, args := range calls {
-		res, err := projectScript.Run(ctx, p.client, keys, args...).Int()
-		if err != nil {
-			return false, fail(ctx, "project", err)
-		}
-		switch res {
-		case -1:
-			return false, lost(u.ContestID)
-		case -2:
-			return false, rankd.Errorf(rankd.ECONFLICT, "contest %s: its rows are encoded otherwise than the Redis projection's (layout %s): rebuild needed", u.ContestID, e.layout)
-		case 0:
-			return false, nil
-		}
+	res, err := projectScript.Run(ctx, p.client, []string{activeKey(p.base(u.ContestID))}, args...).Int()
+	if err != nil {
+		return false, fail(ctx, "project", err)
 	}
-	return true, nil
+	switch res {
+	case -1:
+		return false, lost(u.ContestID)
+	case -2:
+		return false, rankd.Errorf(rankd.ECONFLICT, "contest %s: its rows are encoded otherwise than the Redis projection's (layout %s): rebuild needed", u.ContestID, e.layout)
+	}
+	return res == 1, nil
 }
 
 // Rebuild replaces a contest's projection with full, which holds every ranked row of both views (Removed is
@@ -252,52 +247,34 @@ func (e *encoder) encode(out *encodedRow, r *rankd.ProjectedRow) error {
 	return nil
 }
 
-// projectCalls returns the arguments of the script calls that apply u (see project.lua): one, or several for
-// an update of more than maxRowsPerCall rows, the last of which moves the position and the seqs.
-func (e *encoder) projectCalls(base string, u *rankd.ProjectionUpdate) ([][]any, error) {
-	names := make([]string, len(u.Views))
-	for i, v := range u.Views {
+// projectArgs returns the arguments of the script call that applies u (see project.lua). ECONFLICT for an
+// update of more than maxRowsPerCall rows and removed teams: applied in several calls, readers would see part
+// of it in between, so it is rebuilt instead (a rebuild writes aside and switches at once).
+func (e *encoder) projectArgs(base string, u *rankd.ProjectionUpdate) ([]any, error) {
+	n := 0
+	for _, v := range u.Views {
+		n += len(v.Rows) + len(v.Removed)
+	}
+	if n > maxRowsPerCall {
+		return nil, rankd.Errorf(rankd.ECONFLICT, "contest %s: an update of %d rows is more than one atomic call carries (%d): rebuild needed", u.ContestID, n, maxRowsPerCall)
+	}
+	args := []any{base, u.Pos, u.After, e.layout.String(), e.problemList, e.message(u, true), len(u.Views)}
+	for _, v := range u.Views {
+		name, err := viewName(v.View)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, name, v.Seq)
+	}
+	args = append(args, len(u.Views))
+	for _, v := range u.Views {
+		name, _ := viewName(v.View) // checked above
 		var err error
-		if names[i], err = viewName(v.View); err != nil {
+		if args, err = e.appendSegment(args, name, v.Rows, v.Removed); err != nil {
 			return nil, err
 		}
 	}
-	header := []any{base, u.Pos, u.After, e.layout.String(), e.problemList, e.message(u, true), "0", len(u.Views)}
-	for i, v := range u.Views {
-		header = append(header, names[i], v.Seq)
-	}
-	var (
-		calls    [][]any
-		segments []any // of the call being filled
-		nseg     int
-		n        int // rows and removed teams in the call being filled
-	)
-	flush := func() {
-		args := append(slices.Clip(header), nseg)
-		calls = append(calls, append(args, segments...))
-		segments, nseg, n = nil, 0, 0
-	}
-	for i, v := range u.Views {
-		rows, removed := v.Rows, v.Removed
-		for len(rows)+len(removed) > 0 {
-			if n == maxRowsPerCall {
-				flush()
-			}
-			k := min(len(rows), maxRowsPerCall-n)
-			r := min(len(removed), maxRowsPerCall-n-k)
-			var err error
-			if segments, err = e.appendSegment(segments, names[i], rows[:k], removed[:r]); err != nil {
-				return nil, err
-			}
-			nseg++
-			n += k + r
-			rows, removed = rows[k:], removed[r:]
-		}
-	}
-	flush()
-	last := calls[len(calls)-1]
-	last[6] = "1"
-	return calls, nil
+	return args, nil
 }
 
 // appendSegment appends to args a segment of a script call (see project.lua) that applies rows and removed to

@@ -1,10 +1,10 @@
--- Applies one update (or one part of a big one) to the active version of a contest's projection. Strings
+-- Applies one update to the active version of a contest's projection. Strings
 -- only: every score and row was encoded by the caller (project.go), and nothing is decoded here.
 --
 -- KEYS[1]  the active pointer, <base>:active
 -- ARGV     base, pos, after (the position the sender knows the projection reached: one behind it lost what it
---          held), layout, problems, message, final ("1": the update's last call), number of views, per
---          view its name and seq (set by the last call), number of segments, then per segment: view, number
+--          held), layout, problems, message, number of views, per view its name and seq, number of
+--          segments, then per segment: view, number
 --          of rows n, of groups, of removed teams; n score/member pairs (the ZADD to the view), n team/row
 --          pairs (the HSET of the rows); per group its id, its number of rows k and k score/member pairs; the
 --          removed team ids.
@@ -43,8 +43,8 @@ local call = function(cmd, key, from, to)
 	return sum
 end
 
-local nviews = tonumber(ARGV[8])
-local i = 9 + 2 * nviews
+local nviews = tonumber(ARGV[7])
+local i = 8 + 2 * nviews
 local nsegments = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, nsegments do
@@ -95,17 +95,15 @@ for _ = 1, nsegments do
 		end
 	end
 end
-if ARGV[7] == '1' then
-	local set = { 'pos', ARGV[2] }
-	for j = 9, 8 + 2 * nviews, 2 do
-		set[#set + 1] = 'seq:' .. ARGV[j]
-		set[#set + 1] = ARGV[j + 1]
-	end
-	if m[3] ~= ARGV[5] then
-		set[#set + 1] = 'problems'
-		set[#set + 1] = ARGV[5]
-	end
-	redis.call('HSET', meta, unpack(set))
-	redis.call('PUBLISH', base, ARGV[6])
+local set = { 'pos', ARGV[2] }
+for j = 8, 7 + 2 * nviews, 2 do
+	set[#set + 1] = 'seq:' .. ARGV[j]
+	set[#set + 1] = ARGV[j + 1]
 end
+if m[3] ~= ARGV[5] then
+	set[#set + 1] = 'problems'
+	set[#set + 1] = ARGV[5]
+end
+redis.call('HSET', meta, unpack(set))
+redis.call('PUBLISH', base, ARGV[6])
 return 1

@@ -41,9 +41,9 @@
 // an update whose position is not past the projection's, places the rows, moves the members of teams renamed
 // or regrouped, writes the rows, removes the teams no longer ranked, sets the views' seqs and the position,
 // and publishes. Everything is encoded in Go beforehand: the script moves strings and decodes nothing. An
-// update of more than 50,000 rows (a rejudge of everything, a CTF value change on a huge board) is applied in
-// several calls, of which only the last moves the position and the seqs: readers may see part of it in
-// between, and a retry applies it again.
+// update of more than 50,000 rows (a rejudge of everything, a CTF value change on a huge board) would block
+// Redis too long in one call and would be seen half-applied in several: Project refuses it with ECONFLICT,
+// and the sender rebuilds instead.
 //
 // Rebuild writes every row into a new version with pipelined batches, the keys expiring in an hour until the
 // switch (so that an abandoned build leaves nothing behind), then switches in one script: the pointer moves to
