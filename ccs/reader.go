@@ -414,8 +414,8 @@ func (r *Reader) contest(f fields, id string) (*rankd.Contest, error) {
 		// Integer minutes in 2023-06, a relative time in 2020-03 and in later drafts.
 		switch pen.Type() {
 		case fastjson.TypeNumber:
-			n, err := pen.Int64()
-			if err != nil || n < math.MinInt64/int64(time.Minute) || n > math.MaxInt64/int64(time.Minute) {
+			n, ok := wholeNumber(pen)
+			if !ok || n < math.MinInt64/int64(time.Minute) || n > math.MaxInt64/int64(time.Minute) {
 				return nil, f.fail("penalty_time", "want whole minutes, got %s", clip(pen.MarshalTo(nil)))
 			}
 			c.PenaltyTime = time.Duration(n) * time.Minute
@@ -866,11 +866,24 @@ func (f fields) intValue(key string, v *fastjson.Value) (int64, error) {
 	if v.Type() != fastjson.TypeNumber {
 		return 0, f.fail(key, "want an integer, got %s", v.Type())
 	}
-	n, err := v.Int64()
-	if err != nil {
+	n, ok := wholeNumber(v)
+	if !ok {
 		return 0, f.fail(key, "want an integer, got %s", clip(v.MarshalTo(nil)))
 	}
 	return n, nil
+}
+
+// wholeNumber returns the integer a JSON number stands for, written 20 or, as JSON Schema's "integer" also
+// allows, 20.0 or 2e1; ok is false for a fraction or a magnitude beyond 2⁵³, where a float64 is no longer exact.
+func wholeNumber(v *fastjson.Value) (int64, bool) {
+	if n, err := v.Int64(); err == nil {
+		return n, true
+	}
+	x, err := v.Float64()
+	if err != nil || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		return 0, false
+	}
+	return int64(x), true
 }
 
 func (f fields) num(key string) (float64, bool, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // CSV writes the ranked rows of b as a CSV table (RFC 4180) with one header line:
@@ -20,18 +21,25 @@ import (
 //   - "A time" is the minute the problem was solved, empty while it is not; "A score" is the score of a
 //     judged problem, empty before any judgement.
 //
-// Names are written as they are: one holding a comma, a quote or a line break is quoted, and nothing guards
-// against spreadsheets reading a name that starts with "=" as a formula (the XLSX export stores text as text).
+// Names are written as they are (one holding a comma, a quote or a line break is quoted), except that text
+// starting with "=", "+", "-", "@", a tab or a carriage return gets a leading apostrophe: spreadsheets would
+// run it as a formula (CSV injection), and show it so as text. Numbers are written as they are.
 func CSV(w io.Writer, b *Board) error {
 	t := newTable(b)
 	cw := csv.NewWriter(w)
-	if err := cw.Write(t.header); err != nil {
+	record := make([]string, len(t.header))
+	for i, h := range t.header {
+		record[i] = defuse(h)
+	}
+	if err := cw.Write(record); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}
-	record := make([]string, len(t.header))
 	for _, line := range t.lines {
 		for i, v := range line.values {
 			record[i] = formatValue(v)
+			if s, ok := v.(string); ok {
+				record[i] = defuse(s)
+			}
 		}
 		if err := cw.Write(record); err != nil {
 			return fmt.Errorf("write csv: %w", err)
@@ -42,4 +50,13 @@ func CSV(w io.Writer, b *Board) error {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil
+}
+
+// defuse returns text that a spreadsheet would take for a formula with an apostrophe before it, as OWASP
+// advises against CSV injection.
+func defuse(s string) string {
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
 }

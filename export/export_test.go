@@ -304,3 +304,44 @@ func MustStyle(tb testing.TB, f *excelize.File, sheet, cell string) (bold bool, 
 	}
 	return bold, fill
 }
+
+// TestCSVDefusesFormulas: a spreadsheet opening the CSV must not run a team's, organization's or group's name
+// as a formula (CSV injection); such text gets a leading apostrophe, which spreadsheets show as text, and
+// numbers, negative ones included, stay numbers.
+func TestCSVDefusesFormulas(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{`=HYPERLINK("http://x","y")`, `'=HYPERLINK("http://x","y")`},
+		{"+1+cmd", "'+1+cmd"},
+		{"-=Nerds=-", "'-=Nerds=-"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\t=1", "'\t=1"},
+		{"\r=1", "'\r=1"},
+		{"a=b", "a=b"},
+		{"'quoted", "'quoted"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := icpcBoard()
+			b.Teams[0].Name = tt.name               // t1, on the first line
+			b.Organizations[0].FormalName = tt.name // t1's organization
+			b.Groups[0].Name = tt.name              // t1's group
+			records, err := csv.NewReader(bytes.NewReader(MustWrite(t, csvOf, b))).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, col := range []int{2, 3, 4} {
+				if got := records[1][col]; got != tt.want {
+					t.Errorf("%s: got %q, want %q", records[0][col], got, tt.want)
+				}
+			}
+		})
+	}
+	b := oiBoard()
+	b.Standings.Rows[3].Score = -12.5
+	records, err := csv.NewReader(bytes.NewReader(MustWrite(t, csvOf, b))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := records[4][5], "-12.5"; got != want {
+		t.Errorf("a negative score: got %q, want %q", got, want)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"time"
 
@@ -115,7 +116,6 @@ type jobClient interface {
 	Stop(ctx context.Context) error
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
-	JobRetry(ctx context.Context, id int64) (*rivertype.JobRow, error)
 }
 
 // OpenSQLite returns a service whose jobs live in the SQLite file at path, created if need be, apart from the
@@ -233,24 +233,37 @@ func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time)
 }
 
 // Run files a finalization of a contest to run now, unless one waits to run already, and returns its status.
+// One building does not do: it may have read the boards before what made the caller ask (a thaw, a rejudge).
 func (s *Service) Run(ctx context.Context, contestID string, now time.Time) (Status, error) {
-	st, err := s.Status(ctx, contestID)
+	jobs, err := s.jobsOf(ctx, contestID)
 	if err != nil {
 		return Status{}, err
 	}
-	if st.State == Queued && !st.RunAt.After(now) || st.State == Building {
-		return st, nil // it is about to run, or running
-	}
-	_, err = s.jobs.Insert(ctx, args{ContestID: contestID, Run: strconv.FormatInt(now.UnixNano(), 10)}, &river.InsertOpts{
-		Tags: []string{tagOf(contestID)},
+	waiting := slices.ContainsFunc(jobs, func(j *rivertype.JobRow) bool {
+		switch j.State {
+		case rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateScheduled:
+			return !j.ScheduledAt.After(now)
+		}
+		return false
 	})
-	if err != nil {
-		return Status{}, fail("run", err)
+	if !waiting {
+		if err := s.runNow(ctx, contestID, now); err != nil {
+			return Status{}, fail("run", err)
+		}
 	}
 	return s.Status(ctx, contestID)
 }
 
-// Retry runs a dead finalization again, from its first attempt.
+// runNow files a finalization by hand of a contest, to run now.
+func (s *Service) runNow(ctx context.Context, contestID string, now time.Time) error {
+	_, err := s.jobs.Insert(ctx, args{ContestID: contestID, Run: strconv.FormatInt(now.UnixNano(), 10)}, &river.InsertOpts{
+		Tags: []string{tagOf(contestID)},
+	})
+	return err
+}
+
+// Retry runs a dead finalization again, from its first attempt: as a new job, since River's own retry of a
+// dead job gives it a single attempt more.
 func (s *Service) Retry(ctx context.Context, contestID string) (Status, error) {
 	job, err := s.latest(ctx, contestID)
 	if err != nil {
@@ -259,7 +272,7 @@ func (s *Service) Retry(ctx context.Context, contestID string) (Status, error) {
 	if job == nil || job.State != rivertype.JobStateDiscarded {
 		return Status{}, rankd.Errorf(rankd.ECONFLICT, "the finalization of contest %q is not dead: nothing to retry", contestID)
 	}
-	if _, err := s.jobs.JobRetry(ctx, job.ID); err != nil {
+	if err := s.runNow(ctx, contestID, time.Now()); err != nil {
 		return Status{}, fail("retry", err)
 	}
 	return s.Status(ctx, contestID)
@@ -303,18 +316,27 @@ func (s *Service) Status(ctx context.Context, contestID string) (Status, error) 
 // latest returns a contest's latest job that counts: the one running, else the next to run, else the latest
 // one that ran; nil when there is none.
 func (s *Service) latest(ctx context.Context, contestID string) (*rivertype.JobRow, error) {
-	res, err := s.jobs.JobList(ctx, river.NewJobListParams().Kinds(args{}.Kind()).TagsAny(tagOf(contestID)).
-		OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(100))
+	jobs, err := s.jobsOf(ctx, contestID)
 	if err != nil {
-		return nil, fail("status", err)
+		return nil, err
 	}
 	var best *rivertype.JobRow
-	for _, j := range res.Jobs {
+	for _, j := range jobs {
 		if best == nil || rankOf(j) > rankOf(best) {
 			best = j
 		}
 	}
 	return best, nil
+}
+
+// jobsOf returns a contest's latest jobs, newest first.
+func (s *Service) jobsOf(ctx context.Context, contestID string) ([]*rivertype.JobRow, error) {
+	res, err := s.jobs.JobList(ctx, river.NewJobListParams().Kinds(args{}.Kind()).TagsAny(tagOf(contestID)).
+		OrderBy(river.JobListOrderByID, river.SortOrderDesc).First(100))
+	if err != nil {
+		return nil, fail("status", err)
+	}
+	return res.Jobs, nil
 }
 
 // rankOf orders the jobs of a contest for Status: running first, then waiting, then the latest to end (the

@@ -322,3 +322,79 @@ func TestTwoServersRacing(t *testing.T) {
 		}
 	}
 }
+
+// An operator's retry of a dead finalization gets every attempt again, with backoff: a failure still passing
+// (the database back a moment later) does not make it dead again at once.
+func TestRetryGetsEveryAttemptAgain(t *testing.T) {
+	st, e, dir := MustContestStore(t)
+	b := &flaky{Builder: e}
+	b.fails.Store(3 + 1) // every attempt of the first job, and the first after the retry
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, b))
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	MustReach(t, s, finalize.Dead)
+	if _, err := s.Retry(context.Background(), "c"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		got, err := s.Status(context.Background(), "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch got.State {
+		case finalize.Dead:
+			t.Fatalf("after the retry and one more failure: got %+v, want it retried until done", got)
+		case finalize.Done:
+			if got.Version != 1 {
+				t.Errorf("got version %d, want 1", got.Version)
+			}
+			MustMatchBoard(t, st, e)
+			return
+		}
+	}
+	t.Fatal("the retried finalization never got done")
+}
+
+// early is a Builder whose first Final reads the boards, then waits for release before it hands them over:
+// a build in progress while the log goes on.
+type early struct {
+	finalize.Builder
+	calls    atomic.Int32
+	building chan struct{} // closed once the first build has read the boards
+	release  chan struct{}
+}
+
+func (b *early) Final(ctx context.Context, id string) (rankd.FinalStandings, error) {
+	f, err := b.Builder.Final(ctx, id)
+	if b.calls.Add(1) == 1 {
+		close(b.building)
+		<-b.release
+	}
+	return f, err
+}
+
+// A finalization asked for while one is building (a thaw or a late rejudge right after the end, when the
+// scheduled one runs) must build again: the one building may have read the boards before the change.
+func TestRunWhileBuildingBuildsAgain(t *testing.T) {
+	st, e, dir := MustContestStore(t)
+	b := &early{Builder: e, building: make(chan struct{}), release: make(chan struct{})}
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, b))
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	<-b.building
+	late, err := engine.Entry(rankd.Event{Type: rankd.EventTeam, Team: &rankd.Team{ID: "late", Name: "Late"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(context.Background(), "c", []rankd.LogEntry{late}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	close(b.release)
+	MustReach(t, s, finalize.Done)
+	MustMatchBoard(t, st, e)
+}
