@@ -11,10 +11,14 @@ import (
 // cellChanged records that the cell (t, p) of view v went from old to cur, and keeps the problem-level
 // state (first to solve, CTF solvers) that depends on it in step.
 func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
-	b.mark(v, t)
 	tm := &b.teams[t]
-	if v == jury {
-		tm.ownDirty = b.epoch
+	if shown(old) != shown(cur) {
+		// A change of FirstPending alone shows nowhere but in first-to-solve marks, which updateFTS marks:
+		// the row, and so the view's sequence, stays put (a frozen submission moved to another frozen time).
+		b.mark(v, t)
+		if v == jury {
+			tm.ownDirty = b.epoch
+		}
 	}
 	if b.problems[p].deleted {
 		return // off every row; restoring the problem rebuilds everything
@@ -46,6 +50,13 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	if b.contest.Rules == rankd.CTF && (old.Solved != cur.Solved || old.Time != cur.Time) {
 		b.updateSolvers(v, t, p, old, cur)
 	}
+}
+
+// shown is what a row shows of a cell result.
+func shown(r *score.Result) score.Result {
+	s := *r
+	s.FirstPending = 0
+	return s
 }
 
 func (b *Board) cellAt(t int32, p int) *cell { return &b.cells[int(t)*len(b.problems)+p] }

@@ -101,10 +101,14 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		if old == ci && b.sub(b.find(&b.cells[old], key)).time == at {
 			return nil // a duplicate
 		}
-		// A replaced submission moves to its new place, keeping its judgement.
+		// A replaced submission moves to its new place, keeping its judgement. Within its cell the cell is
+		// recomputed once, after the move: a frozen submission moved to another frozen time must not show the
+		// public a change (one less pending, then one more) that ends where it began.
 		s = b.take(old, key)
 		s.time = at
-		b.recompute(old)
+		if old != ci {
+			b.recompute(old)
+		}
 	} else {
 		b.stats.Submissions++
 	}

@@ -23,7 +23,13 @@ func TestValueFormulas(t *testing.T) {
 		{"logarithmic at decay+1", score.Logarithmic(500, 100, 10, 11), 100},
 		{"logarithmic beyond floored", score.Logarithmic(500, 100, 10, 50), 100},
 		{"logarithmic rounding", score.Logarithmic(1000, 100, 7, 3), 927}, // 1000 - 900/49*4 = 926.53
-		{"logarithmic zero decay", score.Logarithmic(500, 100, 0, 3), 500},
+		{"logarithmic zero decay counts as 1, as in CTFd", score.Logarithmic(500, 100, 0, 3), 100},
+		{"logarithmic zero decay first solver", score.Logarithmic(500, 100, 0, 1), 500},
+		// Exactly 51: CTFd's order of operations gives 51, (a·x)·x gives 51.00000000000001, rounded up to 52.
+		{"logarithmic rounds as CTFd, exact", score.Logarithmic(100, 0, 30, 22), 51},
+		// 36 exactly, but CTFd computes 36.00000000000001 and gives 37: the board must agree with CTFd.
+		{"logarithmic rounds as CTFd, above", score.Logarithmic(100, 0, 35, 29), 37},
+		{"logarithmic rounds as CTFd, at the minimum", score.Logarithmic(100, 0, 3, 4), 0},
 		{"defcon 1", score.DEFCON(1), 500},
 		{"defcon 0 counts as 1", score.DEFCON(0), 500},
 		{"defcon 2", score.DEFCON(2), 460},
