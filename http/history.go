@@ -223,12 +223,7 @@ func (s *Server) getScoreboardAt(w http.ResponseWriter, r *http.Request, cid str
 	key := fmt.Sprintf("%s|%s|at|%s|%s|%d|%d", cid, v, m.key, group, offset, limit)
 	page, ok := s.pages.get(key, etag)
 	if !ok {
-		var st rankd.Standings
-		if group != "" {
-			st, err = b.GroupStandings(v, group, offset, limit)
-		} else {
-			st, err = b.Standings(v, offset, limit)
-		}
+		st, err := pageOf(b, v, group, offset, limit)
 		if err != nil {
 			return err
 		}

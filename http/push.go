@@ -67,6 +67,8 @@ type hub struct {
 	// kick wakes the frame maker when rows change, so that a change after a quiet spell goes out at once
 	// rather than at the next tick.
 	kick chan struct{}
+	// tick is the least time between two frames of a channel.
+	tick time.Duration
 }
 
 // contestChannels are the channels of one contest. Team views see the public changes too: those are
@@ -83,8 +85,11 @@ type channel struct {
 	dirty map[string]struct{} // teams whose row changed since the last frame
 	// sent holds, per team, a digest of each cell as the frames so far left it, so that a frame carries
 	// only the cells that changed: a judgement changes one cell, not a whole row.
-	sent   map[string][]uint64
-	seq    uint64    // the view's sequence number the last frame (or the start) brought clients to
+	sent map[string][]uint64
+	seq  uint64 // the view's sequence number the last frame (or the start) brought clients to
+	// next is when the channel's next frame may go: each view is paced on its own, so that when a public
+	// frame goes says nothing of the jury's changes.
+	next   time.Time
 	window []message // recent frames, oldest first, each one's base the seq of the one before
 	subs   map[*follower]struct{}
 }
@@ -124,24 +129,29 @@ func (h *hub) notify(contestID string, diffs []board.Diff) {
 
 // run makes frames when rows changed, at most one per channel per tick, until ctx is done.
 func (h *hub) run(ctx context.Context, tick time.Duration) {
+	h.mu.Lock()
+	h.tick = tick
+	h.mu.Unlock()
+	wake := time.NewTimer(tick)
+	defer wake.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-h.kick:
+		case <-wake.C:
 		}
-		h.flush()
-		// What changes during the tick waits for its end, so a busy board gives one frame per tick.
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(tick):
+		// What changes within a tick of a channel's last frame waits for the tick's end, so a busy board
+		// gives one frame per channel per tick.
+		if wait := h.flush(time.Now()); wait > 0 {
+			wake.Reset(wait)
 		}
 	}
 }
 
-// flush turns the changes of every channel into a frame and sends it to the channel's followers.
-func (h *hub) flush() {
+// flush turns the changes of every channel whose tick is over into a frame and sends it to the channel's
+// followers, and returns how long until the next channel with changes may have its frame (0: none).
+func (h *hub) flush(now time.Time) (wait time.Duration) {
 	h.mu.Lock()
 	var due []string
 	for id, cc := range h.contests {
@@ -172,7 +182,13 @@ func (h *hub) flush() {
 						ch.dirty[t] = struct{}{}
 					}
 				}
-				if len(ch.dirty) > 0 {
+				switch {
+				case len(ch.dirty) == 0:
+				case now.Before(ch.next):
+					if d := ch.next.Sub(now); wait == 0 || d < wait {
+						wait = d
+					}
+				default:
 					h.frame(b, ch)
 				}
 			}
@@ -182,6 +198,7 @@ func (h *hub) flush() {
 			h.s.Logger.Warn("push: contest gone", "contest", id)
 		}
 	}
+	return wait
 }
 
 // frame makes the frame of one channel, with the contest's read lock and h.mu held.
@@ -224,6 +241,7 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 	}
 	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f)}
 	ch.seq = seq
+	ch.next = time.Now().Add(h.tick)
 	ch.window = append(ch.window, m)
 	if len(ch.window) > DefaultWindow {
 		ch.window = slices.Delete(ch.window, 0, len(ch.window)-DefaultWindow)

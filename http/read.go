@@ -309,6 +309,9 @@ func (s *Server) getScoreboard(w http.ResponseWriter, r *http.Request) error {
 // board's version of the view (it may lag, or be rebuilding), else from b itself. Either way the page is
 // that of b's sequence number, which names it in the cache.
 func (s *Server) standings(ctx context.Context, b *board.Board, q rankd.ProjectionQuery) (rankd.Standings, error) {
+	if err := checkGroup(b, q.View, q.GroupID); err != nil {
+		return rankd.Standings{}, err
+	}
 	if s.Projection != nil && q.View.Kind != rankd.ViewTeam && q.Limit > 0 && (q.GroupID == "" || hasGroup(b, q.GroupID)) &&
 		time.Now().UnixNano() >= s.projectionPaused.Load() {
 		// The board's read lock is held, and a commit waits for it: a projection slow to answer is left
@@ -325,10 +328,27 @@ func (s *Server) standings(ctx context.Context, b *board.Board, q rankd.Projecti
 		}
 	}
 	s.pagesRendered.WithLabelValues("board").Inc()
-	if q.GroupID != "" {
-		return b.GroupStandings(q.View, q.GroupID, q.Offset, q.Limit)
+	return pageOf(b, q.View, q.GroupID, q.Offset, q.Limit)
+}
+
+// pageOf reads a page of view v of b, of a group's teams when groupID is set.
+func pageOf(b *board.Board, v rankd.View, groupID string, offset, limit int) (rankd.Standings, error) {
+	if groupID == "" {
+		return b.Standings(v, offset, limit)
 	}
-	return b.Standings(q.View, q.Offset, q.Limit)
+	if err := checkGroup(b, v, groupID); err != nil {
+		return rankd.Standings{}, err
+	}
+	return b.GroupStandings(v, groupID, offset, limit)
+}
+
+// checkGroup refuses a hidden group outside the jury view as if it did not exist, so that whether it does
+// says nothing.
+func checkGroup(b *board.Board, v rankd.View, groupID string) error {
+	if v.Kind != rankd.ViewJury && slices.ContainsFunc(b.Groups(), func(g rankd.Group) bool { return g.ID == groupID && g.Hidden }) {
+		return rankd.Errorf(rankd.ENOTFOUND, "unknown group %q", groupID)
+	}
+	return nil
 }
 
 // How long a page waits for the projection, and how long the projection is left alone after it failed.
@@ -654,26 +674,41 @@ func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) error {
 		limit = 1000
 	}
 	q := r.URL.Query()
-	f := rankd.SubmissionFilter{TeamID: q.Get("team"), ProblemID: q.Get("problem"), Offset: offset, Limit: limit}
+	// The page is one of the submissions the view may see: paging the store's list, hidden teams' included,
+	// would make the pages short by as many as those teams sent, and shift when they send more.
+	f := rankd.SubmissionFilter{TeamID: q.Get("team"), ProblemID: q.Get("problem")}
 	key := fmt.Sprintf("submissions|%s|%s|%d|%d", f.TeamID, f.ProblemID, offset, limit)
 	// Under the board's lock the store's list is at the board's version: commits update both at once.
 	return s.cachedRead(w, r, cid, v, key, func(b *board.Board) (any, error) {
-		recs, err := s.Store.Submissions(r.Context(), cid, f)
-		if err != nil {
-			return nil, err
-		}
 		out := []submissionJSON{}
-		for _, rec := range recs {
-			jt, sc, ok := b.Verdict(v, rec.ID)
-			if !ok {
-				continue
+		skip := offset
+		// Read in chunks of about the page's end: most submissions are visible, so one chunk is the rule.
+		f.Limit = offset + limit + 64
+		for len(out) < limit {
+			recs, err := s.Store.Submissions(r.Context(), cid, f)
+			if err != nil {
+				return nil, err
 			}
-			sj := submissionJSON{ID: rec.ID, TeamID: rec.TeamID, ProblemID: rec.ProblemID,
-				ContestTime: ccs.FormatRelTime(rec.Time), Score: sc}
-			if jt != "" {
-				sj.JudgementTypeID = &jt
+			for _, rec := range recs {
+				jt, sc, ok := b.Verdict(v, rec.ID)
+				if !ok || len(out) == limit {
+					continue
+				}
+				if skip > 0 {
+					skip--
+					continue
+				}
+				sj := submissionJSON{ID: rec.ID, TeamID: rec.TeamID, ProblemID: rec.ProblemID,
+					ContestTime: ccs.FormatRelTime(rec.Time), Score: sc}
+				if jt != "" {
+					sj.JudgementTypeID = &jt
+				}
+				out = append(out, sj)
 			}
-			out = append(out, sj)
+			if len(recs) < f.Limit {
+				break
+			}
+			f.Offset += len(recs)
 		}
 		return out, nil
 	})

@@ -6,6 +6,7 @@ package stream
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -169,10 +170,23 @@ type Follower struct {
 
 	mu         sync.Mutex
 	board      Board
-	have       bool // a snapshot was applied
+	have       bool          // a snapshot was applied
+	retry      time.Duration // the server's reconnection delay (its "retry:" field)
 	reconnects int
 	gaps       int
 }
+
+// DefaultRetry is how long a follower waits before asking again after the server refused the stream (an
+// error status), until the server's "retry:" field says otherwise.
+const DefaultRetry = 2 * time.Second
+
+// statusError is a refused stream: the server answered with another status than 200.
+type statusError struct {
+	status int
+	body   []byte
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("stream: status %d: %s", e.status, e.body) }
 
 // Board returns a copy of the board as it is now and whether it has one yet.
 func (f *Follower) Board() (Board, bool) {
@@ -188,23 +202,30 @@ func (f *Follower) Stats() (reconnects, gaps int) {
 	return f.reconnects, f.gaps
 }
 
-// Run follows the stream until ctx is done, reconnecting after errors with a short pause.
+// Run follows the stream until ctx is done, reconnecting after errors: at once, after a short pause, when the
+// stream broke off or missed a frame; after the server's retry delay when it refused the stream (too many
+// streams open, a contest not there yet), so that followers do not hammer a server that said no.
 func (f *Follower) Run(ctx context.Context) error {
 	for {
 		err := f.follow(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		pause := 50 * time.Millisecond
 		f.mu.Lock()
 		f.reconnects++
 		if errors.Is(err, ErrGap) {
 			f.gaps++
 		}
+		var se *statusError
+		if errors.As(err, &se) {
+			pause = cmp.Or(f.retry, DefaultRetry)
+		}
 		f.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(pause):
 		}
 	}
 }
@@ -235,7 +256,7 @@ func (f *Follower) follow(ctx context.Context) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return fmt.Errorf("stream: status %d: %s", resp.StatusCode, body)
+		return &statusError{status: resp.StatusCode, body: body}
 	}
 	return f.read(resp.Body)
 }
@@ -268,6 +289,12 @@ func (f *Follower) read(r io.Reader) error {
 					data = append(data, '\n')
 				}
 				data = append(data, value...)
+			case "retry":
+				if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil {
+					f.mu.Lock()
+					f.retry = time.Duration(ms) * time.Millisecond
+					f.mu.Unlock()
+				}
 			}
 		}
 	}
