@@ -6,7 +6,8 @@
 import { adminToken, call, forgetAdminToken, hasAdminToken, Status } from "./adminapi.js";
 import { api, contestTime, freezeAt, localTime, phaseNames, relMillis } from "./contest.js";
 import {
-  fillContestForm, fillProblemForm, FormError, readContestForm, readProblemForm, recall, refocus, remember, showRules, zoneName,
+  fillContestForm, fillProblemForm, FormError, keepFocus, readContestForm, readProblemForm, recall, refocus, remember, showRules,
+  zoneName,
 } from "./admincontest.js";
 import { validID } from "./admincsv.js";
 import { fillTeamChoices, renderTeams, setUpTeams } from "./adminteams.js";
@@ -63,7 +64,7 @@ async function main() {
   $("set-token").addEventListener("click", async () => {
     if (await adminToken("", true)) {
       status.show("The admin token is kept in this browser.", "info");
-      if (ctx.contest) await reload("teams");
+      if (ctx.contest) await reload("all");
     }
   });
   $("c-rules").addEventListener("change", () => showRules($("contest-form"), $("c-rules").value));
@@ -147,7 +148,7 @@ async function contestPage() {
   renderContest();
   fillProblemForm(null, nextOrdinal());
   await adminToken();
-  await reload("teams");
+  await reload("all");
   setInterval(() => reload("contest"), refreshEvery);
 }
 
@@ -155,12 +156,14 @@ async function contestPage() {
 // shows them.
 async function reload(what) {
   if (what === "contest" || what === "all") {
-    try {
-      ctx.contest = await api(ctx.base);
-    } catch (e) {
-      status.show(`The contest could not be read again: ${e.message}`, "error");
+    // Read as the jury: the public contest leaves out the hidden groups, and a team edited without them
+    // would lose its hidden group and show on the public board.
+    const a = await call("GET", ctx.base, undefined, { token: hasAdminToken() });
+    if (!a.ok) {
+      status.show(`The contest could not be read again: ${a.message}`, "error");
       return;
     }
+    ctx.contest = a.body;
     renderContest();
   }
   if (what === "teams" || what === "all") {
@@ -302,7 +305,9 @@ function renderProblems() {
   const ps = sortedProblems();
   $("problems-empty").hidden = ps.length > 0;
   $("problem-list").hidden = ps.length === 0;
-  $("problem-list").tBodies[0].replaceChildren(...ps.map((p) => {
+  const body = $("problem-list").tBodies[0];
+  const same = (b) => b.dataset.problem ? `button[data-problem="${CSS.escape(b.dataset.problem)}"]` : "";
+  keepFocus(body, same, () => body.replaceChildren(...ps.map((p) => {
     const swatch = el("span", { className: "swatch" });
     if (p.rgb) swatch.style.background = p.rgb;
     const edit = el("button", { type: "button", textContent: "Edit" });
@@ -317,7 +322,7 @@ function renderProblems() {
       el("td", {}, p.rgb ? swatch : null, ` ${p.color || p.rgb || "none"}`),
       value,
       el("td", {}, edit));
-  }));
+  })));
   showRules($("problem-list"), ctx.contest.rules);
 }
 

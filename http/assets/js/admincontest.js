@@ -85,6 +85,16 @@ export function refocus(within, target) {
   if (!now || now === document.body || within.contains(now)) target.focus();
 }
 
+// keepFocus runs render, which fills container again, and puts the keyboard back on the new element that
+// same(old) finds for the one it was on: a refresh must not throw it to the top of the page.
+export function keepFocus(container, same, render) {
+  const now = document.activeElement;
+  const selector = now && now !== container && container.contains(now) ? same(now) : "";
+  render();
+  const again = selector && container.querySelector(selector);
+  if (again && document.activeElement !== again) again.focus();
+}
+
 // FormError is a field that does not hold what the form needs; the page focuses the field.
 export class FormError extends Error {
   constructor(field, message) {

@@ -3,7 +3,7 @@
 
 import { call, ingestCounts } from "./adminapi.js";
 import { teamsFromCSV, validID } from "./admincsv.js";
-import { FormError, refocus } from "./admincontest.js";
+import { FormError, keepFocus, refocus } from "./admincontest.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -36,6 +36,10 @@ export function setUpTeams(ctx) {
   $("token-done").addEventListener("click", () => {
     $("token-value").value = "";
     $("token-out").hidden = true;
+    // The keyboard goes back to the team's Token button, not to the top of the page with the hidden box.
+    const id = $("token-out").dataset.team || "";
+    const back = $("team-list").querySelector(`button[data-action="token"][data-team="${CSS.escape(id)}"]`);
+    (back || $("team-filter")).focus();
   });
   $("team-form").addEventListener("submit", (e) => {
     e.preventDefault();
@@ -59,7 +63,9 @@ export function renderTeams(ctx) {
     return `${t.id}\n${t.name}\n${orgName.get(t.organization_id) || t.organization_id || ""}`.toLowerCase().includes(q);
   });
   const shown = matches.slice(0, listLimit);
-  $("team-list").tBodies[0].replaceChildren(...shown.map((t) => {
+  const body = $("team-list").tBodies[0];
+  const same = (b) => b.dataset.action ? `button[data-action="${b.dataset.action}"][data-team="${CSS.escape(b.dataset.team)}"]` : "";
+  keepFocus(body, same, () => body.replaceChildren(...shown.map((t) => {
     const status = [];
     if (t.banned) status.push("Banned");
     if (t.hidden) status.push("Hidden");
@@ -85,7 +91,7 @@ export function renderTeams(ctx) {
     tr.dataset.team = t.id;
     tr.classList.toggle("off", !!(t.banned || t.hidden));
     return tr;
-  }));
+  })));
   const more = matches.length > shown.length ? `; the first ${shown.length} are listed: narrow the filter for the others` : "";
   $("team-count").textContent = `${matches.length} of ${ctx.teams.length} teams${more}.`;
 }
@@ -99,11 +105,13 @@ export function fillTeamChoices(ctx) {
   const box = $("t-groups");
   const checked = new Set([...box.querySelectorAll("input:checked")].map((i) => i.value));
   const groups = ctx.contest.groups || [];
-  box.replaceChildren(el("legend", { textContent: "Groups" }),
-    ...groups.map((g) => el("label", { className: "check" },
-      el("input", { type: "checkbox", name: "group", value: g.id, checked: checked.has(g.id) }),
-      ` ${g.name || g.id}${g.hidden ? " (hidden)" : ""}`)));
-  if (groups.length === 0) box.append(el("p", { className: "help", textContent: "The contest has no groups yet." }));
+  keepFocus(box, (i) => i.value ? `input[value="${CSS.escape(i.value)}"]` : "", () => {
+    box.replaceChildren(el("legend", { textContent: "Groups" }),
+      ...groups.map((g) => el("label", { className: "check" },
+        el("input", { type: "checkbox", name: "group", value: g.id, checked: checked.has(g.id) }),
+        ` ${g.name || g.id}${g.hidden ? " (hidden)" : ""}`)));
+    if (groups.length === 0) box.append(el("p", { className: "help", textContent: "The contest has no groups yet." }));
+  });
 }
 
 async function teamAction(ctx, action, id) {
@@ -120,6 +128,7 @@ async function teamAction(ctx, action, id) {
     if (a.ok && a.body && a.body.token) {
       $("token-out-title").textContent = `Token for ${teamName(t)}`;
       $("token-value").value = a.body.token;
+      $("token-out").dataset.team = id;
       $("token-out").hidden = false;
       $("token-value").focus();
       $("token-value").select();

@@ -148,6 +148,12 @@ function publicFrozen() {
   return contest.phase === "frozen" || (contest.phase === "ended" && freezeAt(contest) !== null);
 }
 
+// hiddenUntilEnd reports whether the public board hides every verdict until the end (OI and IOI's
+// hide_until_end): each submission shows as pending, with no freeze to explain it.
+function hiddenUntilEnd() {
+  return !!(contest.rankd && contest.rankd.hide_until_end) && ["running", "frozen"].includes(contest.phase);
+}
+
 function showBanner() {
   const banner = $("banner");
   const at = freezeAt(contest);
@@ -158,9 +164,14 @@ function showBanner() {
       ? "The contest is over: the frozen results are revealed one at a time, from the bottom of the board up."
       : "The contest is over, and every result is revealed.";
   } else if (view === "jury") {
-    text = publicFrozen()
-      ? `Jury view: every verdict, live. The public board is frozen since ${since}; cells marked with a corner differ from it.`
-      : "Jury view: every verdict, live.";
+    text = hiddenUntilEnd()
+      ? "Jury view: every verdict, live. The public sees no result until the end; cells marked with a corner differ from it."
+      : publicFrozen()
+        ? `Jury view: every verdict, live. The public board is frozen since ${since}; cells marked with a corner differ from it.`
+        : "Jury view: every verdict, live.";
+  } else if (hiddenUntilEnd()) {
+    text = "The results are hidden until the end of the contest: every submission shows as pending (?).";
+    if (view === "team") text += " Your own results are shown.";
   } else if (publicFrozen()) {
     text = `The scoreboard is frozen since ${since}: submissions made since then show as pending (?).`;
     if (view === "team") text += " Your own verdicts are shown.";
@@ -250,6 +261,7 @@ function chooseView(v) {
   $("view").value = v;
   showContest();
   follow();
+  refreshContest(); // the jury's contest has the hidden groups, the others' not
 }
 
 // askViewToken asks for the token of a view (tokens.js keeps it in this browser only) and shows the view.
