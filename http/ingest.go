@@ -90,15 +90,23 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	return writeIngest(w, http.StatusOK, &resp)
 }
 
-// readBody reads a request body of at most limit bytes, in one allocation when its length is known.
+// readBody reads a request body of at most limit bytes, in one allocation when its length is known. A body
+// that ends before its Content-Length, or whose connection breaks, is the client's error, not the server's.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	rd := http.MaxBytesReader(w, r.Body, limit)
+	var body []byte
+	var err error
 	if n := r.ContentLength; n > 0 && n <= limit {
-		body := make([]byte, n)
-		_, err := io.ReadFull(rd, body)
-		return body, err
+		body = make([]byte, n)
+		_, err = io.ReadFull(rd, body)
+	} else {
+		body, err = io.ReadAll(rd)
 	}
-	return io.ReadAll(rd)
+	var tooLarge *http.MaxBytesError
+	if err != nil && !errors.As(err, &tooLarge) {
+		return nil, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end")
+	}
+	return body, nil
 }
 
 // jsonLines turns a JSON body (an object or an array of objects) into feed lines: events as they are, or

@@ -1,10 +1,15 @@
 package http_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+
+	"rankd"
 )
 
 type itemResult struct {
@@ -259,5 +264,34 @@ func TestIngestByteOrderMark(t *testing.T) {
 	}, "\n")+"\n", &res)
 	if res.Accepted != 2 {
 		t.Errorf("got %+v, want both accepted", res)
+	}
+}
+
+// A body that ends before its Content-Length is the client's error (400), not an internal one.
+func TestIngestShortBody(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"type":"submissions","id":"s1"`
+	fmt.Fprintf(conn, "POST /api/v1/contests/c1/events HTTP/1.1\r\nHost: rankd\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", judgeToken, len(body)+100, body)
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ Code string }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusBadRequest || got.Code != rankd.EINVALID {
+		t.Errorf("got %d %q, want 400 %q", resp.StatusCode, got.Code, rankd.EINVALID)
 	}
 }

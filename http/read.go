@@ -382,7 +382,7 @@ func writePage(w http.ResponseWriter, r *http.Request, v rankd.View, page cached
 	h := w.Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", cacheControl(v))
-	h.Set("Vary", "Accept-Encoding")
+	h.Add("Vary", "Accept-Encoding")
 	if page.body == nil {
 		w.WriteHeader(http.StatusNotModified)
 		return

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,41 @@ func TestScoreboardETag(t *testing.T) {
 	jury := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil)
 	if cc := jury.Header.Get("Cache-Control"); cc != "private, no-cache" {
 		t.Errorf("jury page: got Cache-Control %q, want private", cc)
+	}
+}
+
+// Every read says that it depends on the token, and one a team got in its own view is for no shared cache
+// (nor are the jury's: TestScoreboardETag).
+func TestCachingByToken(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	team := e.MustTeamToken(t, "t1")
+	for _, path := range []string{
+		"/api/v1/contests/c1",
+		"/api/v1/contests/c1/scoreboard",
+		"/api/v1/contests/c1/scoreboard?view=public",
+		"/api/v1/contests/c1/submissions",
+		"/api/contests/c1/scoreboard",
+		"/api/contests/c1/teams",
+		"/api/contests/c1/problems",
+		"/api/contests/c1/awards",
+	} {
+		for _, tc := range []struct {
+			who, token string
+			private    bool
+		}{{"anyone", "", false}, {"team", team, !strings.Contains(path, "view=public")}, {"jury", judgeToken, false}} {
+			r := e.Do(t, "GET", path, tc.token, nil)
+			if r.Status != http.StatusOK {
+				t.Errorf("%s by %s: got %d, want 200", path, tc.who, r.Status)
+				continue
+			}
+			if vary := strings.Join(r.Header.Values("Vary"), ", "); !strings.Contains(vary, "Authorization") {
+				t.Errorf("%s by %s: got Vary %q, want Authorization in it", path, tc.who, vary)
+			}
+			if cc := r.Header.Get("Cache-Control"); tc.private && !strings.HasPrefix(cc, "private") {
+				t.Errorf("%s by %s: got Cache-Control %q, want private", path, tc.who, cc)
+			}
+		}
 	}
 }
 

@@ -213,6 +213,13 @@ func (s *Server) handle(pattern string, h handlerFunc) {
 			}
 			s.latency.WithLabelValues(pattern, strconv.Itoa(rec.code)).Observe(time.Since(begin).Seconds())
 		}()
+		// What a request gets may depend on its token: caches must keep answers apart by token, and not
+		// share one given to a token unless its handler says it is the public's.
+		hdr := w.Header()
+		hdr.Set("Vary", "Authorization")
+		if r.Header.Get("Authorization") != "" {
+			hdr.Set("Cache-Control", "private, no-cache")
+		}
 		if err := h(rec, r); err != nil {
 			s.error(rec, r, err)
 		}

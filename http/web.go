@@ -201,7 +201,7 @@ func servePage(rw http.ResponseWriter, r *http.Request, p webPage, status int) {
 // writeBody writes body, or its gzip form to a client that takes it.
 func writeBody(rw http.ResponseWriter, r *http.Request, body, gz []byte, status int) {
 	h := rw.Header()
-	h.Set("Vary", "Accept-Encoding")
+	h.Add("Vary", "Accept-Encoding")
 	if acceptsGzip(r) {
 		h.Set("Content-Encoding", "gzip")
 		body = gz
