@@ -29,7 +29,7 @@ func CSV(w io.Writer, b *Board) error {
 	cw := csv.NewWriter(w)
 	record := make([]string, len(t.header))
 	for i, h := range t.header {
-		record[i] = defuse(h)
+		record[i] = Defuse(h)
 	}
 	if err := cw.Write(record); err != nil {
 		return fmt.Errorf("write csv: %w", err)
@@ -38,7 +38,7 @@ func CSV(w io.Writer, b *Board) error {
 		for i, v := range line.values {
 			record[i] = formatValue(v)
 			if s, ok := v.(string); ok {
-				record[i] = defuse(s)
+				record[i] = Defuse(s)
 			}
 		}
 		if err := cw.Write(record); err != nil {
@@ -54,7 +54,7 @@ func CSV(w io.Writer, b *Board) error {
 
 // defuse returns text that a spreadsheet would take for a formula with an apostrophe before it, as OWASP
 // advises against CSV injection.
-func defuse(s string) string {
+func Defuse(s string) string {
 	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
 		return "'" + s
 	}

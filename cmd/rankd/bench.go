@@ -81,8 +81,8 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the result as one JSON object on the last line")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the apply phase to this file")
 	batch := fs.Int("batch", 1000, "settle the board (every row in its place in both views) after every `N` events, as the server does after each group commit; 0: once, at the end, as a replay does")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *feed == "" || fs.NArg() > 0 {
 		fmt.Fprintln(m.Stderr, "rankd bench: --feed FILE is required")

@@ -25,11 +25,11 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "Usage: rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(m.Stderr, "rankd export: give one CCS event feed (NDJSON), or - for standard input")
+		fmt.Fprintln(m.Stderr, "rankd export: give one CCS event feed (NDJSON), or - for standard input, after the flags")
 		fs.Usage()
 		return errUsage
 	}

@@ -24,7 +24,11 @@ func (m *Main) finalize(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "Usage: RANKD_ADMIN_TOKEN=... rankd finalize --contest ID [--url URL] [--wait D]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *contest == "" {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *contest == "" {
+		fmt.Fprintln(m.Stderr, "rankd finalize: --contest ID is required (and flags come before other arguments)")
 		fs.Usage()
 		return errUsage
 	}

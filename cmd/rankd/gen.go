@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,8 +31,8 @@ func (m *Main) gen(ctx context.Context, args []string) error {
 	freeze := fs.Duration("freeze", time.Hour, "length of the frozen last part; 0 for none")
 	fs.BoolVar(&cfg.Thaw, "thaw", false, "end with the contest thawed and finalized")
 	out := fs.String("out", "-", "output file, - for standard output")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -48,19 +49,27 @@ func (m *Main) gen(ctx context.Context, args []string) error {
 	if cfg.Freeze == 0 {
 		cfg.Freeze = gen.NoFreeze
 	}
-	w := io.Writer(m.Stdout)
-	if *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	if *out == "-" {
+		return generate(ctx, cfg, m.Stdout)
 	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := errors.Join(generate(ctx, cfg, f), f.Close()); err != nil {
+		// A feed cut short (an interrupt, a full disk) still reads as a contest, only a wrong one.
+		_ = os.Remove(*out)
+		return err
+	}
+	return nil
+}
+
+// generate writes the feed of cfg to w.
+func generate(ctx context.Context, cfg gen.Config, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fw := ccs.NewWriter(bw)
 	n := 0
-	err = gen.Generate(cfg, func(ev rankd.Event) error {
+	err := gen.Generate(cfg, func(ev rankd.Event) error {
 		if n++; n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -37,12 +37,16 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	batch := fs.Int("batch", 5000, "lines per request")
 	statePath := fs.String("state", "", "where the import notes how far it got (default: a file of rankd's in the user's cache directory)")
 	restart := fs.Bool("restart", false, "send the whole feed again, whatever the state file says")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	if *feedPath == "" || fs.NArg() > 0 || *batch < 1 {
+	if *feedPath == "" || fs.NArg() > 0 {
 		fmt.Fprintln(m.Stderr, "rankd import: --feed FILE is required (and flags come before other arguments)")
 		fs.Usage()
+		return errUsage
+	}
+	if *batch < 1 {
+		fmt.Fprintln(m.Stderr, "rankd import: --batch must be at least 1 line")
 		return errUsage
 	}
 	if *token == "" {
@@ -160,6 +164,7 @@ type importer struct {
 	accepted, duplicates, rejected int
 	shownRejected                  int
 	lastProgress                   time.Time
+	lastShown                      string // the last progress report
 	// answered, when set, is told how long each batch took to be answered (the load test's measure).
 	answered func(time.Duration)
 }
@@ -338,11 +343,15 @@ func (im *importer) progress(read int64, last bool) {
 	if !last && time.Since(im.lastProgress) < time.Second {
 		return
 	}
-	im.lastProgress = time.Now()
 	pct := 100.0
 	if im.size > 0 {
 		pct = 100 * float64(read) / float64(im.size)
 	}
-	fmt.Fprintf(im.stderr, "rankd import: %3.0f%%, line %d: %d accepted, %d duplicates, %d rejected\n",
+	msg := fmt.Sprintf("rankd import: %3.0f%%, line %d: %d accepted, %d duplicates, %d rejected\n",
 		pct, im.state.Line, im.accepted, im.duplicates, im.rejected)
+	if msg == im.lastShown {
+		return // the last batch's report said it already
+	}
+	im.lastProgress, im.lastShown = time.Now(), msg
+	fmt.Fprint(im.stderr, msg)
 }

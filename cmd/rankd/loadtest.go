@@ -42,10 +42,20 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 	rate := fs.Int("rate", 1000, "stream: judgements posted per second")
 	teams := fs.Int("teams", 1000, "stream: teams of the contest the load creates")
 	problems := fs.Int("problems", 12, "stream: problems of that contest")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *contest == "" {
-		if *contest == "" {
-			fmt.Fprintln(m.Stderr, "loadtest: --contest is required")
-		}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *contest == "" {
+		fmt.Fprintln(m.Stderr, "loadtest: --contest ID is required (and flags come before other arguments)")
+		fs.Usage()
+		return errUsage
+	}
+	switch {
+	case *mode == "ingest" && *feedPath == "":
+		fmt.Fprintln(m.Stderr, "loadtest: --mode ingest needs --feed FILE")
+		return errUsage
+	case *mode == "stream" && *rate < 1:
+		fmt.Fprintln(m.Stderr, "loadtest: --rate must be at least 1 judgement a second")
 		return errUsage
 	}
 	token := cmp.Or(os.Getenv("RANKD_JUDGE_TOKEN"), os.Getenv("RANKD_ADMIN_TOKEN"))

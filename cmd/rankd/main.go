@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,22 @@ func main() {
 
 // errUsage reports a usage error whose explanation has already been printed.
 var errUsage = errors.New("usage")
+
+// errHelp reports that the usage of a command was asked for (-h) and printed: Run then succeeds.
+var errHelp = errors.New("help")
+
+// parseFlags parses the flags of a command: errHelp after -h, errUsage after a mistake the flag package
+// has explained.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return errHelp
+	}
+	return errUsage
+}
 
 // Main runs one rankd command. Tests run it with their own streams.
 type Main struct {
@@ -54,6 +71,13 @@ Run "rankd COMMAND -h" for the options of a command.
 
 // Run runs the command named by args[0] with the rest of args.
 func (m *Main) Run(ctx context.Context, args []string) error {
+	if err := m.run(ctx, args); !errors.Is(err, errHelp) {
+		return err
+	}
+	return nil
+}
+
+func (m *Main) run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(m.Stderr, usage)
 		return errUsage

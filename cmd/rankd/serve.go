@@ -91,8 +91,8 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.Int64Var(&s.MaxBody, "max-body", rankdhttp.DefaultMaxBody, "largest request body accepted, in bytes")
 	fs.DurationVar(&s.FinalizeRescueAfter, "finalize-rescue-after", finalize.DefaultRescueAfter,
 		"how long a finalization may be building before it is taken for abandoned (its server died) and run again; more than twice the longest build")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -100,6 +100,10 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	}
 	if s.MaxBody <= 0 || s.MaxBody > rankdhttp.LargestMaxBody {
 		fmt.Fprintf(m.Stderr, "--max-body must be from 1 to %d bytes\n", rankdhttp.LargestMaxBody)
+		return errUsage
+	}
+	if s.Tick <= 0 || s.MaxStreams < 1 {
+		fmt.Fprintln(m.Stderr, "--tick must be positive and --max-streams at least 1")
 		return errUsage
 	}
 	if s.RedisURL != "" && s.PostgresURL == "" {

@@ -10,19 +10,24 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode"
+
+	"golang.org/x/text/width"
 
 	"rankd"
 	"rankd/board"
 	"rankd/ccs"
 	"rankd/engine"
+	"rankd/export"
 )
 
 // feedFlags are the options of the commands that compute a board from a feed.
 type feedFlags struct {
 	fs             *flag.FlagSet
 	feed, view, at string
+	// check, when set, checks the command's own flags before the feed is read, which takes a while.
+	check func() error
 }
 
 func (m *Main) feedFlags(name, what, views string) *feedFlags {
@@ -36,8 +41,8 @@ func (m *Main) feedFlags(name, what, views string) *feedFlags {
 
 // load parses the arguments and computes the board of the feed, as known at the asked moment, in the view.
 func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Board, rankd.View, atTime, error) {
-	if err := f.fs.Parse(args); err != nil {
-		return nil, rankd.View{}, atTime{}, errUsage
+	if err := parseFlags(f.fs, args); err != nil {
+		return nil, rankd.View{}, atTime{}, err
 	}
 	if f.fs.NArg() > 0 {
 		fmt.Fprintf(m.Stderr, "rankd %s: unexpected argument %q (the feed is --feed FILE; flags come before arguments)\n", f.fs.Name(), f.fs.Arg(0))
@@ -57,6 +62,11 @@ func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Bo
 	if err != nil {
 		return nil, rankd.View{}, atTime{}, err
 	}
+	if f.check != nil {
+		if err := f.check(); err != nil {
+			return nil, rankd.View{}, atTime{}, err
+		}
+	}
 	b, err := m.load(ctx, f.feed, at)
 	return b, view, at, err
 }
@@ -65,12 +75,15 @@ func (m *Main) standings(ctx context.Context, args []string) error {
 	f := m.feedFlags("standings", "standings", "public, jury or team:ID (the public view of a thawed or finalized contest is final)")
 	group := f.fs.String("group", "", "rank only the teams of this group")
 	format := f.fs.String("format", "text", "output: text, csv or ccs (a Contest API 2023-06 scoreboard object)")
+	f.check = func() error {
+		if *format != "text" && *format != "csv" && *format != "ccs" {
+			return fmt.Errorf("unknown format %q (want text, csv or ccs)", *format)
+		}
+		return nil
+	}
 	b, view, at, err := f.load(ctx, m, args)
 	if err != nil {
 		return err
-	}
-	if *format != "text" && *format != "csv" && *format != "ccs" {
-		return fmt.Errorf("unknown format %q (want text, csv or ccs)", *format)
 	}
 	var st rankd.Standings
 	if *group != "" {
@@ -253,12 +266,11 @@ func writeText(w io.Writer, b *board.Board, st rankd.Standings, at atTime) error
 	if name == "" {
 		name = c.Name
 	}
-	fmt.Fprintf(w, "%s (%s) — %s view, %d teams ranked\n", name, c.Rules, st.View, st.Total)
+	fmt.Fprintf(w, "%s (%s) — %s view, %d teams ranked\n", printable(name), c.Rules, st.View, st.Total)
 	if ft := c.FreezeTime(); ft < c.Duration && st.View.Kind != rankd.ViewJury && !b.State().Revealed() &&
 		(!at.set || at.contestTime(b) >= ft) {
 		fmt.Fprintf(w, "Frozen from %s: later submissions show as pending (?)\n", ccs.FormatRelTime(ft))
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"Rank", "Team", "Solved", "Time"}
 	if c.Rules != rankd.ICPC {
 		head[2], head[3] = "Score", "Minute"
@@ -266,16 +278,69 @@ func writeText(w io.Writer, b *board.Board, st rankd.Standings, at atTime) error
 	for _, p := range b.Problems() {
 		head = append(head, p.Label)
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	lines := [][]string{head}
 	for _, r := range st.Rows {
 		a, t := total(c, r)
 		line := []string{strconv.Itoa(r.Rank), teamName(b, r.TeamID), a, t}
 		for _, cell := range r.Cells {
 			line = append(line, cellText(c, cell))
 		}
-		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
+		lines = append(lines, line)
 	}
-	return tw.Flush()
+	return writeColumns(w, lines)
+}
+
+// writeColumns writes a table right-aligned, two spaces before each column. Widths are counted in terminal
+// columns, not bytes or runes (text/tabwriter counts runes), so that wide CJK and emoji, or combining
+// accents, in team names do not shift the columns; control characters (a tab or a line break in a name)
+// would break the table and show as spaces.
+func writeColumns(w io.Writer, lines [][]string) error {
+	var widths []int
+	for _, line := range lines {
+		for i, cell := range line {
+			line[i] = printable(cell)
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], columns(line[i]))
+		}
+	}
+	var sb strings.Builder
+	for _, line := range lines {
+		for i, cell := range line {
+			sb.WriteString(strings.Repeat(" ", widths[i]+2-columns(cell)))
+			sb.WriteString(cell)
+		}
+		sb.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// printable replaces control characters by spaces.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// columns is how many terminal columns s takes: two for East Asian wide and fullwidth characters (CJK,
+// most emoji), none for combining marks and format characters.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		case width.LookupRune(r).Kind() == width.EastAsianWide, width.LookupRune(r).Kind() == width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 func writeCSV(w io.Writer, b *board.Board, st rankd.Standings) error {
@@ -286,14 +351,15 @@ func writeCSV(w io.Writer, b *board.Board, st rankd.Standings) error {
 		head[3], head[4] = "score", "minute"
 	}
 	for _, p := range b.Problems() {
-		head = append(head, p.Label)
+		head = append(head, export.Defuse(p.Label))
 	}
 	if err := cw.Write(head); err != nil {
 		return err
 	}
 	for _, r := range st.Rows {
 		a, t := total(c, r)
-		line := []string{strconv.Itoa(r.Rank), r.TeamID, teamName(b, r.TeamID), a, t}
+		// Ids and names are the teams' own text: a spreadsheet must not run one as a formula.
+		line := []string{strconv.Itoa(r.Rank), export.Defuse(r.TeamID), export.Defuse(teamName(b, r.TeamID)), a, t}
 		for _, cell := range r.Cells {
 			line = append(line, cellText(c, cell))
 		}

@@ -1,0 +1,66 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The text table stays aligned whatever the team names hold: wide CJK and emoji take two columns of a
+// terminal, a combining accent none, and a tab or a line break must not split a row.
+func TestStandingsTextColumns(t *testing.T) {
+	lines := []string{
+		`{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_type":"pass-fail","start_time":"2026-01-01T10:00:00Z"}}`,
+		`{"type":"problems","id":"a","data":{"id":"a","label":"A","name":"A","ordinal":0,"test_data_count":1}}`,
+	}
+	for i, name := range []string{"北京大学", "🥶", "Ame\u0301lie", "Tab\there", "New\nline"} {
+		team, err := json.Marshal(map[string]any{"type": "teams", "id": string(rune('p' + i)),
+			"data": map[string]any{"id": string(rune('p' + i)), "name": name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(team))
+	}
+	path := filepath.Join(t.TempDir(), "names.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every name is 8 columns wide but the accented one (6); the team column is as wide as the widest.
+	want := []string{
+		"  Rank      Team  Solved  Time  A",
+		"     1  北京大学       0     0  .",
+		"     1        🥶       0     0  .",
+		"     1    Ame\u0301lie       0     0  .",
+		"     1  Tab here       0     0  .",
+		"     1  New line       0     0  .",
+	}
+	got := strings.Split(strings.TrimSuffix(MustRun(t, "standings", "--feed", path), "\n"), "\n")[1:]
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Team ids, names and problem labels that a spreadsheet would run as formulas are written as text.
+func TestStandingsCSVDefusesFormulas(t *testing.T) {
+	lines := []string{
+		`{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_type":"pass-fail","start_time":"2026-01-01T10:00:00Z"}}`,
+		`{"type":"problems","id":"a","data":{"id":"a","label":"=A1","name":"A","ordinal":0,"test_data_count":1}}`,
+		`{"type":"teams","id":"@t","data":{"id":"@t","name":"=HYPERLINK(\"http://x\")"}}`,
+		`{"type":"teams","id":"u","data":{"id":"u","name":"Plain"}}`,
+	}
+	path := filepath.Join(t.TempDir(), "formulas.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := MustRun(t, "standings", "--feed", path, "--format", "csv")
+	for _, want := range []string{`rank,team_id,team,solved,penalty,'=A1`, `1,'@t,"'=HYPERLINK(""http://x"")",0,0`, `1,u,Plain,0,0`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("got\n%s\nwant a line with %s", got, want)
+		}
+	}
+}
