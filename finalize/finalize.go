@@ -157,7 +157,9 @@ func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Co
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = time.Second
 	}
-	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: cfg.Logger})
+	// River tells its routine (each migration, each start) at the info level: an operator needs its warnings.
+	riverLog := slog.New(warnings{cfg.Logger.Handler()})
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: riverLog})
 	if err != nil {
 		return nil, fmt.Errorf("finalize: migrate: %w", err)
 	}
@@ -167,7 +169,7 @@ func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Co
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{cfg: &cfg})
 	client, err := river.NewClient[T](driver, &river.Config{
-		Logger:               cfg.Logger,
+		Logger:               riverLog,
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
 		Workers:              workers,
 		MaxAttempts:          cfg.MaxAttempts,
@@ -456,3 +458,16 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 }
+
+// warnings is a log handler that passes on warnings and errors only.
+type warnings struct{ slog.Handler }
+
+func (w warnings) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.Handler.Enabled(ctx, l)
+}
+
+func (w warnings) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return warnings{w.Handler.WithAttrs(attrs)}
+}
+
+func (w warnings) WithGroup(name string) slog.Handler { return warnings{w.Handler.WithGroup(name)} }

@@ -1,10 +1,13 @@
 package finalize_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -397,4 +400,30 @@ func TestRunWhileBuildingBuildsAgain(t *testing.T) {
 	close(b.release)
 	MustReach(t, s, finalize.Done)
 	MustMatchBoard(t, st, e)
+}
+
+// The job queue's routine (its migrations, its start and stop) stays out of the log at the info level; the
+// finalization itself is logged.
+func TestLogsNoQueueRoutine(t *testing.T) {
+	st, e, dir := MustContestStore(t)
+	var log bytes.Buffer
+	cfg := quick(st, e)
+	cfg.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), cfg)
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	MustReach(t, s, finalize.Done)
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		if !strings.Contains(line, "level=WARN") && !strings.Contains(line, "level=ERROR") &&
+			!strings.Contains(line, `msg="contest finalized"`) {
+			t.Errorf("got log line %s; want warnings, errors and finalizations only", line)
+		}
+	}
+	if !strings.Contains(log.String(), `msg="contest finalized"`) {
+		t.Errorf("got log\n%s\nwant the finalization in it", log.String())
+	}
 }

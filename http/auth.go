@@ -59,7 +59,7 @@ func NewAuth(cfg Config, adminToken, judgeToken string, store rankd.TokenStore) 
 	a := &Auth{store: store}
 	add := func(t rankd.Token) error {
 		if len(t.Secret) < MinTokenLength {
-			return fmt.Errorf("a %s token must have at least %d characters", t.Role, MinTokenLength)
+			return fmt.Errorf("%s tokens must have at least %d characters", t.Role, MinTokenLength)
 		}
 		if err := t.Validate(); err != nil {
 			return errors.New(rankd.ErrorMessage(err))

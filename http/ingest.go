@@ -115,6 +115,9 @@ func jsonLines(body []byte, t rankd.EventType) (lines [][]byte, single bool, err
 	var p fastjson.Parser
 	v, err := p.ParseBytes(body)
 	if err != nil {
+		if t == rankd.EventUnknown && bytes.Contains(bytes.TrimSpace(body), []byte("}\n{")) {
+			return nil, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v (one event per line is NDJSON: send it with Content-Type: application/x-ndjson)", err)
+		}
 		return nil, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v", err)
 	}
 	var elems []*fastjson.Value

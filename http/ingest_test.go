@@ -295,3 +295,29 @@ func TestIngestShortBody(t *testing.T) {
 		t.Errorf("got %d %q, want 400 %q", resp.StatusCode, got.Code, rankd.EINVALID)
 	}
 }
+
+// NDJSON sent as JSON (curl's default type is neither) is refused with the way to send it.
+func TestIngestNDJSONWithoutItsType(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	body := `{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"}}` + "\n" +
+		`{"type":"submissions","data":{"id":"s11","team_id":"t1","problem_id":"B","contest_time":"2:01:00"}}` + "\n"
+	req, err := http.NewRequest("POST", e.URL+"/api/v1/contests/c1/events", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+judgeToken)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ Code, Message string }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(got.Message, "application/x-ndjson") {
+		t.Errorf("got %d %q, want 400 naming application/x-ndjson", resp.StatusCode, got.Message)
+	}
+}
