@@ -89,7 +89,15 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	if !*restart {
 		im.resume()
 	}
-	if err := im.run(ctx, f, *batch); err != nil {
+	err = im.run(ctx, f, *batch)
+	if errors.Is(err, errForgotten) {
+		fmt.Fprintf(m.Stderr, "rankd import: the server does not have the lines up to %d it acknowledged before (restored from an older backup, or another server?): sending the feed from its start\n", im.skip)
+		if _, err = f.Seek(0, io.SeekStart); err == nil {
+			im.restart()
+			err = im.run(ctx, f, *batch)
+		}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(m.Stderr, "rankd import: interrupted after line %d; run the same command again to go on from there\n", im.state.Line)
 		}
@@ -185,6 +193,19 @@ func (im *importer) resume() {
 	fmt.Fprintf(im.stderr, "rankd import: going on after line %d, which the server acknowledged before (--restart sends everything)\n", st.Line)
 }
 
+// checkLines is how many of the lines acknowledged before a resumed import sends again, to see that the
+// server still has them.
+const checkLines = 10
+
+// errForgotten reports that the server no longer has lines it acknowledged to an earlier run of the import.
+var errForgotten = errors.New("the server forgot acknowledged lines")
+
+// restart forgets what an earlier run of the import sent, to send the whole feed.
+func (im *importer) restart() {
+	im.skip, im.sent, im.accepted, im.duplicates, im.rejected, im.shownRejected = 0, 0, 0, 0, 0, 0
+	im.state.Line = 0
+}
+
 // maxImportBody bounds a request: well below the server's body limit, whatever the lines' sizes.
 const maxImportBody = 8 << 20
 
@@ -194,6 +215,22 @@ func (im *importer) run(ctx context.Context, r io.Reader, n int) error {
 	var buf bytes.Buffer
 	line, first, count := 0, 0, 0
 	var read int64
+	// Resuming, the last lines the server acknowledged go again first: if it answers that it did not have
+	// them (restored from an older backup), the lines before them are lost too, and the import starts over.
+	var last [][]byte
+	check := func() error {
+		if len(last) == 0 {
+			return nil
+		}
+		accepted := im.accepted
+		err := im.post(ctx, bytes.Join(last, nil), im.skip-len(last)+1)
+		var pe *postError
+		if errors.As(err, &pe) && pe.status == http.StatusNotFound || err == nil && im.accepted > accepted {
+			return errForgotten
+		}
+		last = nil
+		return err
+	}
 	flush := func() error {
 		if count == 0 {
 			return nil
@@ -216,14 +253,19 @@ func (im *importer) run(ctx context.Context, r io.Reader, n int) error {
 				text = bytes.TrimPrefix(text, []byte("\ufeff")) // a byte order mark is no part of the line
 			}
 			read += int64(len(text))
+			if line <= im.skip && line > im.skip-checkLines {
+				last = append(last, withNewline(text))
+			}
+			if line == im.skip {
+				if err := check(); err != nil {
+					return err
+				}
+			}
 			if line > im.skip {
 				if count == 0 {
 					first = line
 				}
-				buf.Write(text)
-				if text[len(text)-1] != '\n' {
-					buf.WriteByte('\n')
-				}
+				buf.Write(withNewline(text))
 				if count++; count == n || buf.Len() >= maxImportBody {
 					if err := flush(); err != nil {
 						return err
@@ -238,12 +280,33 @@ func (im *importer) run(ctx context.Context, r io.Reader, n int) error {
 			return err
 		}
 	}
+	if err := check(); err != nil { // a feed that ended within what was acknowledged
+		return err
+	}
 	if err := flush(); err != nil {
 		return err
 	}
 	im.state.Line = max(line, im.skip)
 	im.progress(read, true)
 	return nil
+}
+
+// withNewline returns a feed line with its line break, which the last line may lack.
+func withNewline(text []byte) []byte {
+	if text[len(text)-1] != '\n' {
+		return append(text, '\n')
+	}
+	return text
+}
+
+// postError is a batch the server answered with an error status.
+type postError struct {
+	first, status int
+	msg           string
+}
+
+func (e *postError) Error() string {
+	return fmt.Sprintf("lines from %d: %s (%d)", e.first, e.msg, e.status)
 }
 
 // post sends one batch, whose first line is line first of the feed, trying again while the server is
@@ -295,8 +358,7 @@ func (im *importer) send(ctx context.Context, body []byte, first int) (again boo
 		if json.Unmarshal(data, &e) == nil && e.Message != "" {
 			msg = e.Message
 		}
-		err := fmt.Errorf("lines from %d: %s (%d)", first, msg, resp.StatusCode)
-		return resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode >= 500, err
+		return resp.StatusCode >= 500, &postError{first: first, status: resp.StatusCode, msg: msg}
 	}
 	var out struct {
 		Accepted, Duplicates, Rejected int
