@@ -162,8 +162,9 @@ type FinalStandings struct {
 	// Jury and Public are the rows of each view in board order, with their ranks (after a thaw the two
 	// are alike).
 	Jury, Public []Row
-	// Awards are the public view's.
-	Awards []Award
+	// Awards are the public view's; JuryAwards the jury view's (which differ until a thaw: a medal goes by the
+	// jury's standings), nil in versions stored before they were kept.
+	Awards, JuryAwards []Award
 }
 
 // FinalStore keeps the final standings of contests: every version built, and which one is active.

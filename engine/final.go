@@ -41,7 +41,8 @@ func (e *Engine) Final(ctx context.Context, contestID string) (rankd.FinalStandi
 		if err != nil {
 			return err
 		}
-		f.Pos, f.Jury, f.Public, f.Awards = pos, jury.Rows, public.Rows, b.Awards(rankd.PublicView)
+		f.Pos, f.Jury, f.Public = pos, jury.Rows, public.Rows
+		f.Awards, f.JuryAwards = b.Awards(rankd.PublicView), b.Awards(rankd.JuryView)
 		return nil
 	})
 	return f, err

@@ -169,6 +169,10 @@ type finalBody struct {
 		Rank   int    `json:"rank"`
 		TeamID string `json:"team_id"`
 	}
+	Awards []struct {
+		ID      string   `json:"id"`
+		TeamIDs []string `json:"team_ids"`
+	}
 }
 
 // mustGetFinal reads the final standings of the public view, or with jury the jury's.
@@ -645,6 +649,39 @@ func TestThawFinalizesAgain(t *testing.T) {
 	frozen := publicNow()
 	if got := served(fs.mustGetFinal(t, false)); got != frozen {
 		t.Fatalf("version 1: got %s, want the frozen public board %s", got, frozen)
+	}
+	// Each view's final standings have that view's awards: the jury's medals go by the jury's board.
+	awardsNow := func(v rankd.View) string {
+		var out []string
+		err := fc.engine.Read("c", func(b *board.Board, _ int64) error {
+			for _, a := range b.Awards(v) {
+				out = append(out, a.ID+" "+strings.Join(a.TeamIDs, " "))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, "; ")
+	}
+	servedAwards := func(f finalBody) string {
+		var out []string
+		for _, a := range f.Awards {
+			out = append(out, a.ID+" "+strings.Join(a.TeamIDs, " "))
+		}
+		return strings.Join(out, "; ")
+	}
+	if awardsNow(rankd.JuryView) == awardsNow(rankd.PublicView) {
+		t.Fatalf("the test contest has the same awards in both views: %s", awardsNow(rankd.JuryView))
+	}
+	for _, jury := range []bool{false, true} {
+		v := rankd.PublicView
+		if jury {
+			v = rankd.JuryView
+		}
+		if got, want := servedAwards(fs.mustGetFinal(t, jury)), awardsNow(v); got != want {
+			t.Errorf("version 1, %v: got awards %s, want %s", v, got, want)
+		}
 	}
 	// The log position the standings were built from counts events the public did not see: the jury's only.
 	for _, tt := range []struct {

@@ -283,11 +283,14 @@ type renderedFinal struct {
 // renderFinal renders the rows of one view of f, with the team names and groups the board has now, and
 // keeps the page.
 func (s *Server) renderFinal(cid string, view rankd.View, f rankd.FinalStandings) (renderedFinal, error) {
-	rows := f.Public
+	rows, list := f.Public, f.Awards
 	if view.Kind == rankd.ViewJury {
 		rows = f.Jury
+		if f.JuryAwards != nil { // versions built before the jury's awards were kept have the public's only
+			list = f.JuryAwards
+		}
 	}
-	awards, err := json.Marshal(ccs.Awards(f.Awards))
+	awards, err := json.Marshal(ccs.Awards(list))
 	if err != nil {
 		return renderedFinal{}, err
 	}

@@ -29,6 +29,10 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	if err != nil {
 		return 0, err
 	}
+	juryAwards, err := json.Marshal(f.JuryAwards)
+	if err != nil {
+		return 0, err
+	}
 	tx, err := db.pool.Begin(ctx)
 	if err != nil {
 		return 0, fail(ctx, "save final standings", err)
@@ -47,9 +51,9 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 		return 0, fail(ctx, "save final standings", err)
 	}
 	var version int64
-	if err := tx.QueryRow(ctx, `INSERT INTO final_versions (contest_id, version, pos, awards)
-		SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3 FROM final_versions WHERE contest_id = $1
-		RETURNING version`, f.ContestID, f.Pos, awards).Scan(&version); err != nil {
+	if err := tx.QueryRow(ctx, `INSERT INTO final_versions (contest_id, version, pos, awards, jury_awards)
+		SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4 FROM final_versions WHERE contest_id = $1
+		RETURNING version`, f.ContestID, f.Pos, awards, juryAwards).Scan(&version); err != nil {
 		return 0, fail(ctx, "save final standings", err)
 	}
 	var rows [][]any
@@ -93,10 +97,10 @@ func (db *DB) ActiveFinal(ctx context.Context, contestID string) (rankd.FinalSta
 	}
 	defer rollback(ctx, tx)
 	f := rankd.FinalStandings{ContestID: contestID}
-	var awards []byte
-	err = tx.QueryRow(ctx, `SELECT v.version, v.pos, v.built_at, v.awards FROM final_active AS a
+	var awards, juryAwards []byte // juryAwards is NULL in versions built before they were kept
+	err = tx.QueryRow(ctx, `SELECT v.version, v.pos, v.built_at, v.awards, v.jury_awards FROM final_active AS a
 		JOIN final_versions AS v USING (contest_id, version) WHERE a.contest_id = $1`, contestID).
-		Scan(&f.Version, &f.Pos, &f.Built, &awards)
+		Scan(&f.Version, &f.Pos, &f.Built, &awards, &juryAwards)
 	if errNoRows(err) {
 		return rankd.FinalStandings{}, notFound
 	}
@@ -106,6 +110,11 @@ func (db *DB) ActiveFinal(ctx context.Context, contestID string) (rankd.FinalSta
 	f.Built = f.Built.UTC()
 	if err := json.Unmarshal(awards, &f.Awards); err != nil {
 		return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+	}
+	if juryAwards != nil {
+		if err := json.Unmarshal(juryAwards, &f.JuryAwards); err != nil {
+			return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+		}
 	}
 	rows, err := tx.Query(ctx, `SELECT view, data FROM final_rows WHERE contest_id = $1 AND version = $2
 		ORDER BY view, position`, contestID, f.Version)

@@ -124,16 +124,21 @@ func (p *Projection) FinalVersion(ctx context.Context, contestID string) (int64,
 	return v, nil
 }
 
-// finalFormat is the first byte of encoded final standings, to tell a future encoding from this one.
-const finalFormat = 1
+// finalFormat is the first byte of encoded final standings, to tell a future encoding from this one. Format 1
+// (read still, as another server may write it during an upgrade) lacked the jury's awards.
+const finalFormat = 2
 
 // encodeFinal encodes f for Redis, exactly: the store's copy and Redis's read back alike. Binary rather than
 // JSON because a board of 10,000 teams is read whole by every server that misses it: the encoding is a
 // fifth of the JSON's size and decodes several times faster. After the format byte: version, pos, built
-// (Unix ns), the awards (JSON: few and small), the problem ids the cells name, the jury rows, and the
+// (Unix ns), the public's and the jury's awards (JSON: few and small), the problem ids the cells name, the jury rows, and the
 // public rows unless they are the jury's (as after a thaw). Numbers are varints, floats their 8 bytes.
 func encodeFinal(f *rankd.FinalStandings) ([]byte, error) {
 	awards, err := json.Marshal(f.Awards)
+	if err != nil {
+		return nil, err
+	}
+	juryAwards, err := json.Marshal(f.JuryAwards)
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +159,7 @@ func encodeFinal(f *rankd.FinalStandings) ([]byte, error) {
 	b = binary.AppendVarint(b, f.Pos)
 	b = binary.AppendVarint(b, f.Built.UnixNano())
 	b = appendString(b, string(awards))
+	b = appendString(b, string(juryAwards))
 	b = binary.AppendUvarint(b, uint64(len(ids)))
 	for _, id := range ids {
 		b = appendString(b, id)
@@ -241,7 +247,7 @@ func appendString(b []byte, s string) []byte {
 // malformed rather than failing on it.
 func decodeFinal(data string) (rankd.FinalStandings, error) {
 	var f rankd.FinalStandings
-	if len(data) == 0 || data[0] != finalFormat {
+	if len(data) == 0 || data[0] != finalFormat && data[0] != 1 {
 		return f, errors.New("unknown encoding")
 	}
 	d := decoder{data: data[1:]}
@@ -251,6 +257,13 @@ func decodeFinal(data string) (rankd.FinalStandings, error) {
 	if awards := d.string(); d.err == nil {
 		if err := json.Unmarshal([]byte(awards), &f.Awards); err != nil {
 			return f, fmt.Errorf("awards: %w", err)
+		}
+	}
+	if data[0] == finalFormat {
+		if awards := d.string(); d.err == nil {
+			if err := json.Unmarshal([]byte(awards), &f.JuryAwards); err != nil {
+				return f, fmt.Errorf("jury awards: %w", err)
+			}
 		}
 	}
 	ids := make([]string, d.count(1))

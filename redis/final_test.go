@@ -18,8 +18,9 @@ import (
 // cell among them, the public view hiding the last cell of each row unless thawed.
 func finalStandings(v int64, teams int, thawed bool) rankd.FinalStandings {
 	f := rankd.FinalStandings{ContestID: "c1", Version: v, Pos: 100 * v,
-		Built:  time.Date(2026, 3, 1, 15, 0, 0, int(v)*1001, time.UTC),
-		Awards: []rankd.Award{{ID: "winner", Citation: "Contest winner", TeamIDs: []string{"t0"}}, {ID: "first-to-solve-A", Citation: "First to solve A"}}}
+		Built:      time.Date(2026, 3, 1, 15, 0, 0, int(v)*1001, time.UTC),
+		Awards:     []rankd.Award{{ID: "winner", Citation: "Contest winner", TeamIDs: []string{"t0"}}, {ID: "first-to-solve-A", Citation: "First to solve A"}},
+		JuryAwards: []rankd.Award{{ID: "winner", Citation: "Contest winner", TeamIDs: []string{"t1"}}}}
 	for i := range teams {
 		r := rankd.Row{Rank: i + 1, TeamID: fmt.Sprintf("t%d", i), Solved: 2, Penalty: int64(100 + i), Score: -0.5 + float64(i)/3,
 			Time: time.Duration(i)*time.Second + 7, Cells: []rankd.Cell{

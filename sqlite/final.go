@@ -25,6 +25,10 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	if err != nil {
 		return 0, err
 	}
+	juryAwards, err := json.Marshal(f.JuryAwards)
+	if err != nil {
+		return 0, err
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fail(ctx, "save final standings", err)
@@ -45,8 +49,8 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 		f.ContestID).Scan(&version); err != nil {
 		return 0, fail(ctx, "save final standings", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO final_versions (contest_id, version, pos, built_at, awards)
-		VALUES (?, ?, ?, ?, ?)`, f.ContestID, version, f.Pos, unixNano(db.now()), string(awards)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO final_versions (contest_id, version, pos, built_at, awards, jury_awards)
+		VALUES (?, ?, ?, ?, ?, ?)`, f.ContestID, version, f.Pos, unixNano(db.now()), string(awards), string(juryAwards)); err != nil {
 		return 0, fail(ctx, "save final standings", err)
 	}
 	insert, err := tx.PrepareContext(ctx, `INSERT INTO final_rows
@@ -88,9 +92,10 @@ func (db *DB) ActiveFinal(ctx context.Context, contestID string) (rankd.FinalSta
 	f := rankd.FinalStandings{ContestID: contestID}
 	var built int64
 	var awards string
-	err = tx.QueryRowContext(ctx, `SELECT v.version, v.pos, v.built_at, v.awards FROM final_active AS a
+	var juryAwards sql.NullString // NULL in versions built before the jury's awards were kept
+	err = tx.QueryRowContext(ctx, `SELECT v.version, v.pos, v.built_at, v.awards, v.jury_awards FROM final_active AS a
 		JOIN final_versions AS v ON v.contest_id = a.contest_id AND v.version = a.version
-		WHERE a.contest_id = ?`, contestID).Scan(&f.Version, &f.Pos, &built, &awards)
+		WHERE a.contest_id = ?`, contestID).Scan(&f.Version, &f.Pos, &built, &awards, &juryAwards)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rankd.FinalStandings{}, rankd.Errorf(rankd.ENOTFOUND, "contest %q has no final standings", contestID)
 	}
@@ -100,6 +105,11 @@ func (db *DB) ActiveFinal(ctx context.Context, contestID string) (rankd.FinalSta
 	f.Built = fromUnixNano(built)
 	if err := json.Unmarshal([]byte(awards), &f.Awards); err != nil {
 		return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+	}
+	if juryAwards.Valid {
+		if err := json.Unmarshal([]byte(juryAwards.String), &f.JuryAwards); err != nil {
+			return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+		}
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT view, data FROM final_rows WHERE contest_id = ? AND version = ?
 		ORDER BY view, position`, contestID, f.Version)

@@ -25,7 +25,9 @@ func finalStandings(id string, pos int64) rankd.FinalStandings {
 		Jury:      []rankd.Row{row(1, "t1", 2), row(2, "t2", 1), row(2, "t3", 1)},
 		Public:    []rankd.Row{row(1, "t2", 1), row(2, "t1", 0)},
 		// A citation is made of event data: of any text, a NUL included.
-		Awards: []rankd.Award{{ID: "winner", Citation: "Contest winner \x00 ✓", TeamIDs: []string{"t1"}}},
+		Awards: []rankd.Award{{ID: "winner", Citation: "Contest winner \x00 ✓", TeamIDs: []string{"t2"}}},
+		// The jury's differ until a thaw.
+		JuryAwards: []rankd.Award{{ID: "winner", Citation: "Contest winner", TeamIDs: []string{"t1"}}},
 	}
 }
 
@@ -71,7 +73,7 @@ func testFinal(t *testing.T, s Store) {
 	}
 	// A later position (a rejudge after the end): a new version, active at once.
 	later := finalStandings("c1", 120)
-	later.Public, later.Awards = nil, nil
+	later.Public, later.Awards, later.JuryAwards = nil, nil, nil
 	if v := MustSaveFinal(t, s, later); v != 2 {
 		t.Errorf("later build: got version %d, want 2", v)
 	}
