@@ -282,6 +282,22 @@ func (s *Service) Retry(ctx context.Context, contestID string) (Status, error) {
 
 // Status returns where a contest's finalization is.
 func (s *Service) Status(ctx context.Context, contestID string) (Status, error) {
+	st, err := s.jobStatus(ctx, contestID)
+	if err != nil {
+		return Status{}, err
+	}
+	f, err := s.cfg.Store.ActiveFinal(ctx, contestID)
+	switch {
+	case err == nil:
+		st.Version = f.Version
+	case rankd.ErrorCode(err) != rankd.ENOTFOUND:
+		return Status{}, err
+	}
+	return st, nil
+}
+
+// jobStatus is Status without the version, which the store finds only by reading the standings whole.
+func (s *Service) jobStatus(ctx context.Context, contestID string) (Status, error) {
 	st := Status{ContestID: contestID, State: Idle}
 	job, err := s.latest(ctx, contestID)
 	if err != nil {
@@ -304,13 +320,6 @@ func (s *Service) Status(ctx context.Context, contestID string) (Status, error) 
 		case rivertype.JobStateCompleted:
 			st.State, st.Error = Done, ""
 		}
-	}
-	f, err := s.cfg.Store.ActiveFinal(ctx, contestID)
-	switch {
-	case err == nil:
-		st.Version = f.Version
-	case rankd.ErrorCode(err) != rankd.ENOTFOUND:
-		return Status{}, err
 	}
 	return st, nil
 }
@@ -445,7 +454,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, id := range c.contests() {
-		st, err := c.s.Status(ctx, id)
+		st, err := c.s.jobStatus(ctx, id) // every scrape, every contest: not the final standings whole
 		if err != nil {
 			continue // a scrape must not fail for one contest: its series are missing this time
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"rankd"
 	"rankd/board"
 	"rankd/engine"
@@ -425,5 +427,50 @@ func TestLogsNoQueueRoutine(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), `msg="contest finalized"`) {
 		t.Errorf("got log\n%s\nwant the finalization in it", log.String())
+	}
+}
+
+// countingStore counts the final standings read whole.
+type countingStore struct {
+	rankd.FinalStore
+	reads atomic.Int64
+}
+
+func (c *countingStore) ActiveFinal(ctx context.Context, id string) (rankd.FinalStandings, error) {
+	c.reads.Add(1)
+	return c.FinalStore.ActiveFinal(ctx, id)
+}
+
+// The metrics say each contest's state without reading its final standings, every scrape, whole.
+func TestCollectorReadsNoStandings(t *testing.T) {
+	st, e, dir := MustContestStore(t)
+	counting := &countingStore{FinalStore: st}
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(counting, e))
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	MustReach(t, s, finalize.Done)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(s.Collector(func() []string { return []string{"c"} }))
+	before := counting.reads.Load()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := counting.reads.Load() - before; n != 0 {
+		t.Errorf("a scrape read the final standings %d times, want 0", n)
+	}
+	done := 0.0
+	for _, mf := range families {
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "state" && l.GetValue() == string(finalize.Done) {
+					done = m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	if done != 1 {
+		t.Errorf("got rankd_finalize_state done %v, want 1", done)
 	}
 }
