@@ -1,6 +1,7 @@
 package board_test
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
@@ -30,5 +31,15 @@ func TestFrozenSubmissionResentMovesNoPublicSeq(t *testing.T) {
 	}
 	if c := cellOf(t, b, rankd.JuryView, "t1", "a"); !c.Solved || c.Penalty != 260 {
 		t.Errorf("jury cell: got %+v, want solved at minute 260", c)
+	}
+}
+
+// A score that is not a number is refused as a negative one is: it would make every comparison false.
+func TestNaNScoreRefused(t *testing.T) {
+	b := MustBoard(t, []rankd.Event{icpc()}, verdicts(), []rankd.Event{problemEv("A", 1), teamEv("t1", "One"), subEv("s1", "t1", "A", m(10))})
+	for _, ev := range []rankd.Event{scoreEv("j1", "s1", m(11), math.NaN()), scoreEv("j2", "s1", m(11), 10, math.NaN())} {
+		if _, err := b.Apply(&ev); rankd.ErrorCode(err) != rankd.EINVALID {
+			t.Errorf("judgement %s: got %v, want %s", ev.ID, err, rankd.EINVALID)
+		}
 	}
 }

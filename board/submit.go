@@ -189,11 +189,11 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	if !ok {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: unknown judgement type %q", j.ID, j.TypeID)
 	}
-	if j.Score < 0 {
+	if !(j.Score >= 0) { // NaN too, which Go callers can give
 		return rankd.Errorf(rankd.EINVALID, "judgement %s: negative score", j.ID)
 	}
 	for _, st := range j.SubtaskScores {
-		if st < 0 {
+		if !(st >= 0) {
 			return rankd.Errorf(rankd.EINVALID, "judgement %s: negative subtask score", j.ID)
 		}
 	}

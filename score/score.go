@@ -181,6 +181,10 @@ func IOI(subs []Sub, w Window, n int, best []float64) Result {
 			}
 			total += best[k]
 		}
+		if len(s.Subtasks) == 0 && s.Score > total {
+			// Judged as a whole (no subtask scores given): it counts as a whole, not as nothing.
+			total = s.Score
+		}
 		if total > r.Score {
 			r.Score, r.Time = total, s.Time
 		}

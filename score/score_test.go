@@ -97,6 +97,18 @@ func TestIOI(t *testing.T) {
 	if got, want := score.IOI(subs[:3], open, 3, best), (score.Result{Solved: true, Judged: 3, Time: 2000, Score: 50, FirstPending: score.Never}); got != want {
 		t.Errorf("time reached: got %+v, want %+v", got, want)
 	}
+	// A judge that gives a total only: the submission counts as a whole, beside the others' subtasks.
+	whole := []score.Sub{
+		{Time: 1000, Verdict: score.Rejected, Subtasks: []float64{20, 0, 0}},
+		{Time: 2000, Verdict: score.Rejected, Score: 45},
+		{Time: 3000, Verdict: score.Rejected, Subtasks: []float64{0, 30, 0}},
+	}
+	if got, want := score.IOI(whole[:2], open, 3, best), (score.Result{Solved: true, Judged: 2, Time: 2000, Score: 45, FirstPending: score.Never}); got != want {
+		t.Errorf("a total only: got %+v, want %+v", got, want)
+	}
+	if got, want := score.IOI(whole, open, 3, best), (score.Result{Solved: true, Judged: 3, Time: 3000, Score: 50, FirstPending: score.Never}); got != want {
+		t.Errorf("subtasks beyond a total: got %+v, want %+v", got, want)
+	}
 }
 
 func TestKeys(t *testing.T) {
