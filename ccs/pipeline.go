@@ -9,8 +9,8 @@ import (
 // Pipeline reads a feed on a goroutine of its own and calls fn, on the caller's goroutine, with each event
 // in order, so that parsing one batch of lines overlaps applying the previous one on another core. fn
 // gets what Reader.Next returns, with the line; an event's objects are valid until fn returns. Pipeline
-// stops at fn's first error and returns it, and returns nil at the end of the feed. Skipped returns
-// what the reader skipped, once Pipeline has returned.
+// stops at fn's first error and returns it at once, without waiting for the feed (a pipe may send nothing
+// more for long); it returns what the reader skipped, and no error, at the end of the feed.
 func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) (skipped map[string]int, err error) {
 	const size = 4096
 	free := make(chan *batch, 3)
@@ -23,7 +23,17 @@ func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) 
 		}
 	}
 	stop := make(chan struct{})
+	defer close(stop)
 	rd := NewReader(r)
+	// send hands a batch over, unless the consumer stopped.
+	send := func(b *batch) bool {
+		select {
+		case full <- b:
+			return true
+		case <-stop:
+			return false
+		}
+	}
 	go func() {
 		defer close(full)
 		for {
@@ -37,7 +47,7 @@ func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) 
 			for len(b.items) < size {
 				ev, err := rd.Next()
 				if err == io.EOF {
-					full <- b
+					send(b)
 					return
 				}
 				// The reader reuses its submission and judgement: the batch keeps copies, in arrays
@@ -52,14 +62,10 @@ func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) 
 				}
 				b.items = append(b.items, pipeItem{ev: ev, line: rd.Line(), err: err})
 			}
-			full <- b
+			if !send(b) {
+				return
+			}
 		}
-	}()
-	defer func() {
-		close(stop)
-		for range full { // let the reader finish
-		}
-		skipped = rd.Skipped()
 	}()
 	for b := range full {
 		for i := range b.items {
@@ -70,7 +76,7 @@ func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) 
 		}
 		free <- b
 	}
-	return nil, nil
+	return rd.Skipped(), nil // full is closed: the reader is done with rd
 }
 
 type pipeItem struct {

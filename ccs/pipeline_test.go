@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/ccs"
@@ -80,5 +81,34 @@ func TestPipelineStopsAtError(t *testing.T) {
 	})
 	if err != stop || n != 5000 {
 		t.Errorf("got %v after %d events, want the error of the 5000th", err, n)
+	}
+}
+
+// Pipeline returns at fn's first error, though the feed is a pipe that sends nothing more for now (its
+// reader blocked, reading the next batch).
+func TestPipelineStopsWithoutTheFeed(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go func() {
+		// More than a batch, so that the first goes to fn; then nothing, for as long as the test runs.
+		for i := range 5000 {
+			if _, err := fmt.Fprintf(pw, `{"type":"teams","id":"t%d","data":{"id":"t%d","name":"T"}}`+"\n", i, i); err != nil {
+				return
+			}
+		}
+	}()
+	stop := errors.New("stop")
+	done := make(chan error, 1)
+	go func() {
+		_, err := ccs.Pipeline(pr, func(*rankd.Event, int, error) error { return stop })
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, stop) {
+			t.Errorf("got %v, want %v", err, stop)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Pipeline did not return after fn's error")
 	}
 }
