@@ -1,6 +1,7 @@
 package ccs
 
 import (
+	"context"
 	"io"
 
 	"rankd"
@@ -9,9 +10,10 @@ import (
 // Pipeline reads a feed on a goroutine of its own and calls fn, on the caller's goroutine, with each event
 // in order, so that parsing one batch of lines overlaps applying the previous one on another core. fn
 // gets what Reader.Next returns, with the line; an event's objects are valid until fn returns. Pipeline
-// stops at fn's first error and returns it at once, without waiting for the feed (a pipe may send nothing
-// more for long); it returns what the reader skipped, and no error, at the end of the feed.
-func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) (skipped map[string]int, err error) {
+// stops at fn's first error, or when ctx is done, and returns the error at once, without waiting for the
+// feed (a pipe may send nothing more for long); it returns what the reader skipped, and no error, at the end
+// of the feed.
+func Pipeline(ctx context.Context, r io.Reader, fn func(ev *rankd.Event, line int, err error) error) (skipped map[string]int, err error) {
 	const size = 4096
 	free := make(chan *batch, 3)
 	full := make(chan *batch, 3)
@@ -67,7 +69,17 @@ func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) 
 			}
 		}
 	}()
-	for b := range full {
+	for {
+		var b *batch
+		select {
+		case next, ok := <-full:
+			if !ok {
+				return rd.Skipped(), nil // the reader is done with rd
+			}
+			b = next
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		for i := range b.items {
 			it := &b.items[i]
 			if err := fn(&it.ev, it.line, it.err); err != nil {
@@ -76,7 +88,6 @@ func Pipeline(r io.Reader, fn func(ev *rankd.Event, line int, err error) error) 
 		}
 		free <- b
 	}
-	return rd.Skipped(), nil // full is closed: the reader is done with rd
 }
 
 type pipeItem struct {

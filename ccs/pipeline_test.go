@@ -2,6 +2,7 @@ package ccs_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ func TestPipelineEqualsReader(t *testing.T) {
 				want = append(want, describe(&ev, rd.Line(), err))
 			}
 			var got []string
-			skipped, err := ccs.Pipeline(bytes.NewReader(data), func(ev *rankd.Event, line int, err error) error {
+			skipped, err := ccs.Pipeline(context.Background(), bytes.NewReader(data), func(ev *rankd.Event, line int, err error) error {
 				got = append(got, describe(ev, line, err))
 				return nil
 			})
@@ -73,7 +74,7 @@ func TestPipelineStopsAtError(t *testing.T) {
 	data := MustReadFeed(t, "wf47")
 	stop := errors.New("stop")
 	n := 0
-	_, err := ccs.Pipeline(bytes.NewReader(data), func(*rankd.Event, int, error) error {
+	_, err := ccs.Pipeline(context.Background(), bytes.NewReader(data), func(*rankd.Event, int, error) error {
 		if n++; n == 5000 {
 			return stop
 		}
@@ -100,7 +101,7 @@ func TestPipelineStopsWithoutTheFeed(t *testing.T) {
 	stop := errors.New("stop")
 	done := make(chan error, 1)
 	go func() {
-		_, err := ccs.Pipeline(pr, func(*rankd.Event, int, error) error { return stop })
+		_, err := ccs.Pipeline(context.Background(), pr, func(*rankd.Event, int, error) error { return stop })
 		done <- err
 	}()
 	select {
@@ -110,5 +111,27 @@ func TestPipelineStopsWithoutTheFeed(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Pipeline did not return after fn's error")
+	}
+}
+
+// Pipeline returns when its context is done, though the feed sends nothing more and fn is waiting for it.
+func TestPipelineCancelled(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := ccs.Pipeline(ctx, pr, func(*rankd.Event, int, error) error { return nil })
+		done <- err
+	}()
+	_, _ = io.WriteString(pw, `{"type":"teams","id":"t1","data":{"id":"t1","name":"T"}}`+"\n")
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("got %v, want %v", err, context.Canceled)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Pipeline did not return when its context was done")
 	}
 }

@@ -316,7 +316,8 @@ func (e *Engine) replay(ctx context.Context, c *contest, notify bool) error {
 // applyLog applies to c.board the log lines of r, which follow c.pos.
 func (e *Engine) applyLog(c *contest, r io.Reader, notify bool) error {
 	// Parsing runs on one core while the board applies on another.
-	_, err := ccs.Pipeline(r, func(ev *rankd.Event, _ int, err error) error {
+	// Not cancelled midway: a board is applied a log to its end, or rebuilt.
+	_, err := ccs.Pipeline(context.Background(), r, func(ev *rankd.Event, _ int, err error) error {
 		c.pos++
 		var ch *board.Change
 		if err == nil {

@@ -70,7 +70,7 @@ func (e *Engine) ReadLog(ctx context.Context, contestID string, after, upto int6
 	}()
 	defer pr.Close()
 	pos := after
-	_, err := ccs.Pipeline(pr, func(ev *rankd.Event, _ int, err error) error {
+	_, err := ccs.Pipeline(ctx, pr, func(ev *rankd.Event, _ int, err error) error {
 		pos++
 		if err != nil {
 			// Every line of the log was accepted once: one refused now means the log is damaged.

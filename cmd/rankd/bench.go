@@ -157,11 +157,11 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	// Parse and apply, pipelined.
 	t2 := time.Now()
 	pb := board.New()
-	if _, err := ccs.Pipeline(bytes.NewReader(data), func(ev *rankd.Event, _ int, err error) error {
+	if _, err := ccs.Pipeline(ctx, bytes.NewReader(data), func(ev *rankd.Event, _ int, err error) error {
 		if err == nil {
 			_, _ = pb.Apply(ev) // refusals are counted above
 		}
-		return ctx.Err()
+		return nil
 	}); err != nil {
 		return err
 	}

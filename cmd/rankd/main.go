@@ -16,13 +16,27 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	m := NewMain()
-	if err := m.Run(ctx, os.Args[1:]); err != nil {
-		if !errors.Is(err, errUsage) {
-			fmt.Fprintln(m.Stderr, "rankd:", err)
-		}
-		os.Exit(2)
+	code := NewMain().Exit(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// Exit runs the command named by args[0] as Run does, reports a failure on Stderr, and returns the exit
+// status: 0 on success, 2 for a usage mistake, 130 when interrupted (Ctrl-C, SIGTERM), 1 for any other
+// failure.
+func (m *Main) Exit(ctx context.Context, args []string) int {
+	err := m.Run(ctx, args)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(m.Stderr, "rankd: interrupted")
+		return 130
 	}
+	fmt.Fprintln(m.Stderr, "rankd:", err)
+	return 1
 }
 
 // errUsage reports a usage error whose explanation has already been printed.

@@ -33,13 +33,9 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("RANKD_TEST_EXEC") == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err := main.NewMain().Run(ctx, os.Args[1:])
+		code := main.NewMain().Exit(ctx, os.Args[1:])
 		stop()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "rankd:", err)
-			os.Exit(2)
-		}
-		os.Exit(0)
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

@@ -170,13 +170,7 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 			fmt.Fprintf(m.Stderr, "rankd: skipped: %s\n", rankd.ErrorMessage(err))
 		}
 	}
-	n := 0
-	_, err := ccs.Pipeline(r, func(ev *rankd.Event, line int, err error) error {
-		if n++; n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	_, err := ccs.Pipeline(ctx, r, func(ev *rankd.Event, line int, err error) error {
 		if err != nil {
 			if !badLine(err) {
 				return err // a read error, not a bad line

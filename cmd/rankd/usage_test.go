@@ -1,12 +1,17 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	main "rankd/cmd/rankd"
 )
@@ -101,5 +106,73 @@ func TestImportReportsTheEndOnce(t *testing.T) {
 	}
 	if n := strings.Count(errOut, "100%"); n != 1 {
 		t.Errorf("got %d reports of 100%%, want 1:\n%s", n, errOut)
+	}
+}
+
+// The exit status tells a script what happened: 2 a usage mistake, 1 a failure, 130 an interruption.
+func TestExitStatus(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(), "RANKD_TEST_EXEC=1")
+		return cmd
+	}
+	status := func(cmd *exec.Cmd) int {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"success", []string{"help"}, 0},
+		{"a usage mistake", []string{"standings", "--no-such-flag"}, 2},
+		{"a failure", []string{"standings", "--feed", filepath.Join(t.TempDir(), "missing.ndjson")}, 1},
+	} {
+		cmd := command(tc.args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if got := status(cmd); got != tc.want {
+			t.Errorf("%s: got exit status %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	// Interrupted while it reads a feed that sends nothing more.
+	cmd := command("standings", "--feed", "-")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 { // more than one batch of the pipeline, which then waits for the next
+		fmt.Fprintf(in, `{"type":"teams","id":"t%d","data":{"id":"t%d","name":"T"}}`+"\n", i, i)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { done <- status(cmd) }()
+	select {
+	case got := <-done:
+		if got != 130 || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("interrupted: got exit status %d and %q, want 130 and that it was interrupted", got, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("interrupted: rankd did not stop")
 	}
 }
