@@ -4,7 +4,7 @@
 import { Board } from "./model.js";
 import { FatalError, Feed } from "./live.js";
 import { Table } from "./table.js";
-import { api, contestTime, freezeAt, localTime, phaseNames } from "./contest.js";
+import { api, contestTime, freezeAt, localTime, nextPhaseAt, phaseNames } from "./contest.js";
 import { autoScroll, toggleFullscreen } from "./bigscreen.js";
 import { Chart } from "./chart.js";
 import { Reveal } from "./reveal.js";
@@ -103,7 +103,16 @@ function fail(text) {
   m.hidden = false;
 }
 
+// phaseTimer reads the contest again just after its next scheduled phase change (the start, the freeze, the
+// end), so that the header and the banner change with it, not up to refreshContestEvery later.
+let phaseTimer;
+
 function showContest() {
+  clearTimeout(phaseTimer);
+  const next = nextPhaseAt(contest);
+  if (next && next - Date.now() < refreshContestEvery) {
+    phaseTimer = setTimeout(refreshContest, next - Date.now() + 1000);
+  }
   document.title = `${contest.name} · rankd`;
   $("title").textContent = contest.name;
   const ph = $("phase");

@@ -29,6 +29,16 @@ export function freezeAt(c) {
   return new Date(Date.parse(c.start_time) + relMillis(c.duration) - freeze);
 }
 
+// nextPhaseAt returns when the contest's phase changes next by its schedule (its start, its freeze, its end),
+// or null when no change is scheduled.
+export function nextPhaseAt(c, now = Date.now()) {
+  if (!c.start_time) return null;
+  const start = Date.parse(c.start_time);
+  const times = [start, freezeAt(c)?.getTime(), start + relMillis(c.duration)];
+  const next = times.filter((t) => t !== undefined && t > now).sort((a, b) => a - b)[0];
+  return next === undefined ? null : new Date(next);
+}
+
 // contestTime formats a duration as h:mm:ss.
 export function contestTime(ms) {
   const s = Math.floor(ms / 1000);
