@@ -37,13 +37,13 @@ type Series struct {
 //
 // Each event is applied from the moment it became known (see AsOf): definitions, deletions and the
 // contest's state without its steps before the start, a submission from just after its contest time, a
-// judgement from when its verdict was known (and its submission was). Events are applied in that order,
-// ties in log order. Since a cell is a function of its submissions and their latest judgements, whatever
-// the order they came in, the board after the events known at t equals the board that replays the log
-// through AsOf(t). Versions of one object are where the order matters, and a version is applied only when
-// a replay would let it count among the versions then known: the latest in the log, of a submission or a
-// judgement (a deletion too). The contest's state at t is the latest state of the log without the steps
-// after t, as in a replay.
+// judgement from when its verdict was known (and its submission was), a reveal step from its time but not
+// before the end. Events are applied in that order, ties in log order after the state's step. Since a cell
+// is a function of its submissions and their latest judgements, whatever the order they came in, the board
+// after the events known at t equals the board that replays the log through AsOf(t). Versions of one
+// object are where the order matters, and a version is applied only when a replay would let it count among
+// the versions then known: the latest in the log, of a submission or a judgement (a deletion too). The
+// contest's state at t is the latest state of the log without the steps after t, as in a replay.
 //
 // No copy of the log is kept. The first read notes when each event becomes known (8 bytes an event, and
 // the submissions' times); the second applies the events in that order as it reads them, holding back only
@@ -58,6 +58,7 @@ type History struct {
 	tracked  int         // how many versions Series keeps track of (see objectOf)
 	maxID    [2]uint64   // the largest numeric id of the objects of each kind tracked
 	state    *timedEvent // the latest state event
+	reveals  []int64     // the positions from first of the reveal steps
 }
 
 // timedEvent is an event of the log with the moment it becomes known.
@@ -100,6 +101,7 @@ func (h *History) Add(pos int64, ev *rankd.Event) {
 		}
 	case ev.Type == rankd.EventReveal && ev.Reveal != nil:
 		known = ev.Reveal.Time
+		h.reveals = append(h.reveals, int64(len(h.known)))
 	case ev.Type == rankd.EventJudgement:
 		known = ev.Judgement.KnownAt()
 		sub, _ := idKey(ev.Judgement.SubmissionID)
@@ -194,11 +196,38 @@ func (h *History) steps() []*timedEvent {
 	}
 	slices.Sort(steps)
 	var out []*timedEvent
-	for _, at := range slices.Compact(steps) {
+	for i, at := range slices.Compact(steps) {
 		ev, _ := AsOf(st.ev, at, h.start)
-		out = append(out, &timedEvent{known: ceilMS(at), pos: st.pos, ev: ev})
+		// A step goes before the events known at the same moment, as a replay sees the state of that moment
+		// whatever the order (a reveal step needs the end), and steps within one millisecond go in their
+		// order; the state known from the start goes in log order with the definitions.
+		pos := st.pos
+		if at != always {
+			pos = math.MinInt64 + int64(i)
+		}
+		out = append(out, &timedEvent{known: ceilMS(at), pos: pos, ev: ev})
 	}
 	return out
+}
+
+// knownTimes returns from when each event is applied: h.known, but a reveal step no earlier than the end,
+// since a board refuses one before it: a replay through AsOf applies a step known before the end (one
+// without a time is known at every moment) from the end on.
+func (h *History) knownTimes() []time.Duration {
+	if h.state == nil || h.state.ev.Delete || h.state.ev.State == nil || h.state.ev.State.Ended == nil {
+		return h.known
+	}
+	end := ceilMS(h.state.ev.State.Ended.Sub(h.start))
+	known, copied := h.known, false
+	for _, i := range h.reveals {
+		if known[i] < end {
+			if !copied {
+				known, copied = slices.Clone(h.known), true
+			}
+			known[i] = end
+		}
+	}
+	return known
 }
 
 // ceilMS rounds a contest time up to the millisecond: the first whole millisecond from which an event is
@@ -308,11 +337,12 @@ func (h *History) Series(v rankd.View, teamIDs []string, replay func(fn func(pos
 
 	// after[i] is the earliest moment of an event after the ith: an event held back is applied once no
 	// event still to read comes before it.
-	n := int64(len(h.known))
+	knownAt := h.knownTimes()
+	n := int64(len(knownAt))
 	after := make([]time.Duration, n)
 	for i, m := n-1, never; i >= 0; i-- {
 		after[i] = m
-		m = min(m, h.known[i])
+		m = min(m, knownAt[i])
 	}
 	var q held
 	for _, te := range h.steps() {
@@ -332,7 +362,7 @@ func (h *History) Series(v rankd.View, teamIDs []string, replay func(fn func(pos
 		if i < 0 || i >= n {
 			return rankd.Errorf(rankd.EINTERNAL, "history: the log read again has an event at %d, not added before", pos)
 		}
-		switch known := h.known[i]; {
+		switch known := knownAt[i]; {
 		case known == never:
 		case known <= after[i]:
 			// Its turn, after what is held back and known before it: no event still to read comes first.
