@@ -236,7 +236,15 @@ func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time)
 
 // Run files a finalization of a contest to run now, unless one waits to run already, and returns its status.
 // One building does not do: it may have read the boards before what made the caller ask (a thaw, a rejudge).
+// EUNPROCESSABLE before the contest's end: its final standings would be those of a running contest.
 func (s *Service) Run(ctx context.Context, contestID string, now time.Time) (Status, error) {
+	end, err := s.cfg.Builder.End(contestID)
+	switch {
+	case err == nil && now.Before(end):
+		return Status{}, rankd.Errorf(rankd.EUNPROCESSABLE, "contest %s ends at %s: it is finalized after its end", contestID, end.UTC().Format(time.RFC3339))
+	case err != nil && rankd.ErrorCode(err) != rankd.EINVALID:
+		return Status{}, err // unknown, or not restored yet; a contest without a start has no end to wait for
+	}
 	jobs, err := s.jobsOf(ctx, contestID)
 	if err != nil {
 		return Status{}, err

@@ -474,3 +474,20 @@ func TestCollectorReadsNoStandings(t *testing.T) {
 		t.Errorf("got rankd_finalize_state done %v, want 1", done)
 	}
 }
+
+// endsLater is a builder whose contests end in an hour.
+type endsLater struct{ finalize.Builder }
+
+func (endsLater) End(string) (time.Time, error) { return time.Now().Add(time.Hour), nil }
+
+// Finalizing by hand before the end is refused: the final standings would be a running contest's.
+func TestRunBeforeTheEnd(t *testing.T) {
+	st, e, dir := MustContestStore(t)
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, endsLater{e}))
+	if _, err := s.Run(context.Background(), "c", time.Now()); rankd.ErrorCode(err) != rankd.EUNPROCESSABLE {
+		t.Fatalf("got %v, want %s", err, rankd.EUNPROCESSABLE)
+	}
+	if got, err := s.Status(context.Background(), "c"); err != nil || got.State != finalize.Idle {
+		t.Errorf("got %+v, %v; want %s: nothing filed", got, err, finalize.Idle)
+	}
+}
