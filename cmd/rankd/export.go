@@ -38,18 +38,18 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		*format = "json" // the Contest API's scoreboard JSON, by the name "rankd standings" gives it
 	case "csv", "xlsx", "tsv", "json":
 	default:
-		return fmt.Errorf("unknown format %q (want csv, xlsx, tsv or json)", *format)
+		return m.badFlag("export", fmt.Errorf("unknown format %q (want csv, xlsx, tsv or json)", *format))
 	}
 	if *format == "xlsx" && *out == "" {
 		// A workbook is binary: on a terminal it is garbage, and a pipe is rarely what was meant.
-		return fmt.Errorf("xlsx needs --out FILE")
+		return m.badFlag("export", fmt.Errorf("xlsx needs --out FILE"))
 	}
 	view, err := rankd.ParseView(*viewName)
 	if err != nil {
-		return err
+		return m.badFlag("export", err)
 	}
 	if view.Kind == rankd.ViewTeam {
-		return fmt.Errorf("--view %s: exports are of the public or the jury view", *viewName)
+		return m.badFlag("export", fmt.Errorf("--view %s: exports are of the public or the jury view", *viewName))
 	}
 
 	b, err := m.load(ctx, fs.Arg(0), atTime{})

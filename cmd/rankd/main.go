@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"rankd"
 )
 
 func main() {
@@ -41,6 +43,16 @@ func (m *Main) Exit(ctx context.Context, args []string) int {
 
 // errUsage reports a usage error whose explanation has already been printed.
 var errUsage = errors.New("usage")
+
+// badFlag explains on Stderr a flag value a command cannot use, and returns errUsage: a usage mistake.
+func (m *Main) badFlag(command string, err error) error {
+	msg := err.Error()
+	if e := (*rankd.Error)(nil); errors.As(err, &e) {
+		msg = rankd.ErrorMessage(err) // without the code
+	}
+	fmt.Fprintf(m.Stderr, "rankd %s: %s\n", command, msg)
+	return errUsage
+}
 
 // errHelp reports that the usage of a command was asked for (-h) and printed: Run then succeeds.
 var errHelp = errors.New("help")

@@ -56,15 +56,15 @@ func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Bo
 	}
 	view, err := rankd.ParseView(f.view)
 	if err != nil {
-		return nil, rankd.View{}, atTime{}, err
+		return nil, rankd.View{}, atTime{}, m.badFlag(f.fs.Name(), err)
 	}
 	at, err := parseAt(f.at)
 	if err != nil {
-		return nil, rankd.View{}, atTime{}, err
+		return nil, rankd.View{}, atTime{}, m.badFlag(f.fs.Name(), err)
 	}
 	if f.check != nil {
 		if err := f.check(); err != nil {
-			return nil, rankd.View{}, atTime{}, err
+			return nil, rankd.View{}, atTime{}, m.badFlag(f.fs.Name(), err)
 		}
 	}
 	b, err := m.load(ctx, f.feed, at)

@@ -135,6 +135,10 @@ func TestExitStatus(t *testing.T) {
 	}{
 		{"success", []string{"help"}, 0},
 		{"a usage mistake", []string{"standings", "--no-such-flag"}, 2},
+		{"a flag's value", []string{"standings", "--feed", "x.ndjson", "--format", "xml"}, 2},
+		{"a view", []string{"standings", "--feed", "x.ndjson", "--view", "nobody"}, 2},
+		{"a moment", []string{"standings", "--feed", "x.ndjson", "--at", "noon"}, 2},
+		{"an export's format", []string{"export", "--format", "pdf", "x.ndjson"}, 2},
 		{"a failure", []string{"standings", "--feed", filepath.Join(t.TempDir(), "missing.ndjson")}, 1},
 	} {
 		cmd := command(tc.args...)
