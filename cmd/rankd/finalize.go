@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -17,11 +18,12 @@ import (
 func (m *Main) finalize(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("finalize", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
-	server := fs.String("url", "http://127.0.0.1:8080", "the rankd server")
+	server := fs.String("server", "http://127.0.0.1:8080", "rankd's address")
+	token := fs.String("token", "", "an admin token (default: $RANKD_ADMIN_TOKEN)")
 	contest := fs.String("contest", "", "the contest's id")
 	wait := fs.Duration("wait", time.Minute, "how long to wait for the finalization to end (0: do not wait)")
 	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "Usage: RANKD_ADMIN_TOKEN=... rankd finalize --contest ID [--url URL] [--wait D]")
+		fmt.Fprintln(m.Stderr, "Usage: rankd finalize --contest ID [--server URL] [--token T] [--wait D]")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -32,12 +34,14 @@ func (m *Main) finalize(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-	token := os.Getenv("RANKD_ADMIN_TOKEN")
-	if token == "" {
-		return fmt.Errorf("RANKD_ADMIN_TOKEN is not set: finalizing takes the admin token")
+	if *token == "" {
+		*token = os.Getenv("RANKD_ADMIN_TOKEN")
 	}
-	endpoint := *server + "/api/v1/contests/" + url.PathEscape(*contest) + "/finalize"
-	st, err := finalizeCall(ctx, "POST", endpoint, token)
+	if *token == "" {
+		return m.badFlag("finalize", fmt.Errorf("give the admin token: --token, or RANKD_ADMIN_TOKEN"))
+	}
+	endpoint := strings.TrimRight(*server, "/") + "/api/v1/contests/" + url.PathEscape(*contest) + "/finalize"
+	st, err := finalizeCall(ctx, "POST", endpoint, *token)
 	if err != nil {
 		return err
 	}
@@ -47,7 +51,7 @@ func (m *Main) finalize(ctx context.Context, args []string) error {
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
-		if st, err = finalizeCall(ctx, "GET", endpoint, token); err != nil {
+		if st, err = finalizeCall(ctx, "GET", endpoint, *token); err != nil {
 			return err
 		}
 	}

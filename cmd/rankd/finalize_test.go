@@ -157,26 +157,37 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 	})
 }
 
-// rankd finalize asks a running server and waits for the result; a contest it does not know is an error.
+// rankd finalize asks a running server and waits for the result; a contest it does not know, or that has not
+// ended, is an error.
 func TestFinalizeCommand(t *testing.T) {
 	p := StartRankd(t, t.TempDir(), "--demo")
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := postFeed(p.URL, "euc2025", data); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RANKD_ADMIN_TOKEN", testAdminToken)
+	out := MustRun(t, "finalize", "--server", p.URL, "--contest", "euc2025", "--wait", "30s")
+	var st finalStatus
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.State != "done" || st.Version != 1 {
+		t.Errorf("got %q (%v), want done at version 1", out, err)
+	}
+	if _, _, err := run("finalize", "--server", p.URL, "--contest", "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown contest: got %v, want an error naming it", err)
+	}
 	eventually(t, "the demo contest exists", func() string {
 		if err := getJSON(p.URL+"/api/v1/contests/demo", &json.RawMessage{}); err != nil {
 			return err.Error()
 		}
 		return ""
 	})
-	t.Setenv("RANKD_ADMIN_TOKEN", testAdminToken)
-	out := MustRun(t, "finalize", "--url", p.URL, "--contest", "demo", "--wait", "30s")
-	var st finalStatus
-	if err := json.Unmarshal([]byte(out), &st); err != nil || st.State != "done" || st.Version != 1 {
-		t.Errorf("got %q (%v), want done at version 1", out, err)
-	}
-	if _, _, err := run("finalize", "--url", p.URL, "--contest", "nope"); err == nil || !strings.Contains(err.Error(), "nope") {
-		t.Errorf("unknown contest: got %v, want an error naming it", err)
+	if _, _, err := run("finalize", "--server", p.URL, "--contest", "demo"); err == nil || !strings.Contains(err.Error(), "after its end") {
+		t.Errorf("a running contest: got %v, want an error saying it is finalized after its end", err)
 	}
 	t.Setenv("RANKD_ADMIN_TOKEN", "")
-	if _, _, err := run("finalize", "--url", p.URL, "--contest", "demo"); err == nil {
+	if _, _, err := run("finalize", "--server", p.URL, "--contest", "euc2025"); err == nil {
 		t.Error("without a token: got no error")
 	}
 }

@@ -238,7 +238,7 @@ func TestLoadtestIngest(t *testing.T) {
 	}
 	p := StartRankd(t, t.TempDir())
 	t.Setenv("RANKD_JUDGE_TOKEN", testJudgeToken)
-	out := MustRun(t, "loadtest", "--url", p.URL, "--contest", "load", "--mode", "ingest", "--feed", path, "--batch", "20")
+	out := MustRun(t, "loadtest", "--server", p.URL, "--contest", "load", "--mode", "ingest", "--feed", path, "--batch", "20")
 	want := strconv.Itoa(bytes.Count(data, []byte{'\n'})) + " events (0 rejected)"
 	if !strings.Contains(out, want) {
 		t.Errorf("got %q, want it to say %q", out, want)

@@ -28,7 +28,7 @@ import (
 func (m *Main) loadtest(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
-	url := fs.String("url", "http://127.0.0.1:8080", "rankd's address")
+	url := fs.String("server", "http://127.0.0.1:8080", "rankd's address")
 	mode := fs.String("mode", "read", "ingest, post, read or stream")
 	contest := fs.String("contest", "", "contest id (ingest: the feed's)")
 	feedPath := fs.String("feed", "", "ingest: the NDJSON feed to post")

@@ -11,7 +11,7 @@ func TestLoadtestStreamRate(t *testing.T) {
 	p := StartRankd(t, t.TempDir())
 	t.Setenv("RANKD_ADMIN_TOKEN", testAdminToken)
 	t.Setenv("RANKD_JUDGE_TOKEN", testJudgeToken)
-	out := MustRun(t, "loadtest", "--url", p.URL, "--contest", "slow", "--mode", "stream", "--clients", "1",
+	out := MustRun(t, "loadtest", "--server", p.URL, "--contest", "slow", "--mode", "stream", "--clients", "1",
 		"--rate", "20", "--duration", "2s", "--teams", "5", "--problems", "2", "--json")
 	var res struct {
 		Posted int `json:"judgements_posted"`

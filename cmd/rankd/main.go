@@ -85,12 +85,12 @@ Usage:
   rankd serve [--addr HOST:PORT] [--data DIR | --postgres URL [--redis URL [--redis-prefix P]]] [--config FILE] [--demo] [--tick D] [--max-body BYTES] [--max-streams N] [--debug-addr HOST:PORT]
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
   rankd awards --feed FILE [--view public|jury] [--at TIME]
-  RANKD_ADMIN_TOKEN=... rankd finalize --contest ID [--url URL] [--wait D]
+  rankd finalize --contest ID [--server URL] [--token T] [--wait D]
   rankd import --feed FILE [--server URL] [--token T] [--contest ID] [--batch N] [--restart]
   rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]
-  rankd loadtest --contest ID --mode ingest|post|read|stream [--url URL] [--clients N] [--duration D] [--rate N] [--feed FILE]
+  rankd loadtest --contest ID --mode ingest|post|read|stream [--server URL] [--clients N] [--duration D] [--rate N] [--feed FILE]
 
 Run "rankd COMMAND -h" for the options of a command.
 `
