@@ -2,8 +2,10 @@ package redis_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/board"
@@ -134,5 +136,72 @@ func MustMatchBoard(tb testing.TB, p *redis.Projection, b *board.Board) {
 				}
 			}
 		}
+	}
+}
+
+// The projection reads as the board for OI and IOI ordered by score then time, whatever the scores the judges
+// give: thirds of a point, and totals that floating point tells apart though they read alike.
+func TestMatchesBoardScores(t *testing.T) {
+	p, _ := MustOpen(t)
+	type judged struct {
+		team, problem string
+		minute        int
+		score         float64
+		subtasks      []float64
+	}
+	tests := []struct {
+		name   string
+		rules  rankd.Rules
+		scores []judged
+	}{
+		{"oi thirds", rankd.OI, []judged{{"t1", "a", 10, 100.0 / 3, nil}, {"t2", "a", 20, 100.0 / 3, nil}, {"t3", "b", 5, 200.0 / 3, nil}, {"t4", "a", 30, 66.67, nil}}},
+		{"oi sums apart", rankd.OI, []judged{{"t1", "a", 10, 0.1, nil}, {"t1", "b", 20, 0.2, nil}, {"t2", "a", 5, 0.3, nil}, {"t3", "b", 1, 0.3, nil}}},
+		{"ioi subtasks in thirds", rankd.IOI, []judged{
+			{"t1", "a", 10, 0, []float64{100.0 / 3, 0}}, {"t1", "a", 20, 0, []float64{0, 100.0 / 3}},
+			{"t2", "a", 15, 0, []float64{100.0 / 3, 100.0 / 3}}, {"t3", "b", 15, 0, []float64{200.0 / 3}},
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			c := rankd.Contest{ID: fmt.Sprintf("scores%d", i), Rules: tt.rules, Duration: 5 * time.Hour, TieByTime: true}
+			evs := []rankd.Event{
+				{Type: rankd.EventContest, ID: c.ID, Contest: &c},
+				{Type: rankd.EventJudgementType, ID: "WA", JudgementType: &rankd.JudgementType{ID: "WA", Penalty: true}},
+				{Type: rankd.EventProblem, ID: "a", Problem: &rankd.Problem{ID: "a", Ordinal: 0, MaxScore: 100, Subtasks: []float64{50, 50}}},
+				{Type: rankd.EventProblem, ID: "b", Problem: &rankd.Problem{ID: "b", Ordinal: 1, MaxScore: 100}},
+			}
+			for _, team := range []string{"t1", "t2", "t3", "t4"} {
+				evs = append(evs, rankd.Event{Type: rankd.EventTeam, ID: team, Team: &rankd.Team{ID: team, Name: "Team " + team}})
+			}
+			for j, s := range tt.scores {
+				id, at := fmt.Sprint(j), time.Duration(s.minute)*time.Minute
+				evs = append(evs,
+					rankd.Event{Type: rankd.EventSubmission, ID: id, Submission: &rankd.Submission{ID: id, TeamID: s.team, ProblemID: s.problem, Time: at}},
+					rankd.Event{Type: rankd.EventJudgement, ID: id, Judgement: &rankd.Judgement{ID: id, SubmissionID: id, TypeID: "WA", StartTime: at, Score: s.score, SubtaskScores: s.subtasks}})
+			}
+			b := board.New()
+			var reached int64
+			for j := range evs {
+				ch, err := b.Apply(&evs[j])
+				if err != nil {
+					t.Fatalf("apply %s %s: %v", evs[j].Type, evs[j].ID, err)
+				}
+				pos := int64(j + 1)
+				if pos == 1 {
+					if err := p.Rebuild(ctx, rankd.ProjectionUpdate{ContestID: c.ID, Pos: pos, Contest: b.Contest()}); err != nil {
+						t.Fatal(err)
+					}
+					reached = pos
+					continue
+				}
+				if u, ok := changed(b, pos, ch); ok {
+					u.After = reached
+					MustProject(t, p, u, true)
+					reached = pos
+				}
+			}
+			MustMatchBoard(t, p, b)
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rankd"
+	"rankd/score"
 )
 
 // Limits of the sorted-set score layouts. A sorted-set score is a float64, exact for integers below 2⁵³: each
@@ -30,16 +31,19 @@ const (
 
 // The kinds of layout.
 const (
-	layoutICPC  = iota // solved, penalty, last minute in 53 bits
-	layoutExact        // the score itself (OI, IOI without ties by time)
-	layoutTimed        // score in fixed point, then time (CTF; OI, IOI with ties by time)
+	layoutICPC       = iota // solved, penalty, last minute in 53 bits
+	layoutExact             // the score itself (OI, IOI without ties by time)
+	layoutTimed             // score in whole points, then time (CTF)
+	layoutExactTimed        // the score itself, the time in the member (OI, IOI with ties by time)
 )
+
+// tieLen is the length of the time that starts the members of layoutExactTimed: 16 hex digits, whose bytes
+// sort as the numbers do.
+const tieLen = 16
 
 // layout is how the rows of a contest are encoded as sorted-set scores (see Encode).
 type layout struct {
 	kind int
-	// unit is the number of steps per point of a timed layout's score field: 1 (CTF) or 100 (OI, IOI).
-	unit float64
 	// timeBits is the width of a timed layout's time field, in milliseconds: the bit length of the duration.
 	timeBits uint
 }
@@ -49,9 +53,9 @@ func layoutOf(c *rankd.Contest) layout {
 	case c.Rules == rankd.ICPC:
 		return layout{kind: layoutICPC}
 	case c.Rules == rankd.CTF:
-		return layout{kind: layoutTimed, unit: 1, timeBits: timeBits(c.Duration)}
+		return layout{kind: layoutTimed, timeBits: timeBits(c.Duration)}
 	case c.TieByTime:
-		return layout{kind: layoutTimed, unit: 100, timeBits: timeBits(c.Duration)}
+		return layout{kind: layoutExactTimed}
 	}
 	return layout{kind: layoutExact}
 }
@@ -69,17 +73,19 @@ func (l layout) String() string {
 		return "icpc"
 	case layoutExact:
 		return "exact"
+	case layoutExactTimed:
+		// The same name in standings.lua, which reads the time in the members.
+		return "exact:time"
 	}
-	return "timed:" + strconv.FormatFloat(l.unit, 'g', -1, 64) + ":" + strconv.FormatUint(uint64(l.timeBits), 10)
+	return "timed:1:" + strconv.FormatUint(uint64(l.timeBits), 10)
 }
 
-// maxSteps is the largest score, in steps of 1/unit, that a timed layout holds.
+// maxSteps is the largest score, in points, that a timed layout holds.
 func (l layout) maxSteps() uint64 { return 1<<(scoreBits-l.timeBits) - 1 }
 
 // CheckContest refuses, with EINVALID, a contest whose rows the projection cannot encode exactly: an ICPC
-// contest of more than MaxSolved problems or longer than MaxMinute minutes, or a CTF, OI or IOI contest ordered
-// by score and time whose largest possible score does not fit beside the time (see Encode) or whose problems
-// are scored in finer steps than the layout holds.
+// contest of more than MaxSolved problems or longer than MaxMinute minutes, or a CTF contest whose largest
+// possible score does not fit beside the time (see Encode).
 func CheckContest(c rankd.Contest, problems []rankd.Problem) error {
 	l := layoutOf(&c)
 	switch l.kind {
@@ -94,69 +100,46 @@ func CheckContest(c rankd.Contest, problems []rankd.Problem) error {
 		if l.timeBits >= scoreBits {
 			return rankd.Errorf(rankd.EINVALID, "contest %s lasts %v: too long for the Redis projection, which orders ties by the time in milliseconds", c.ID, c.Duration)
 		}
-		most, err := maxTotal(&c, problems, l)
-		if err != nil {
-			return err
-		}
-		if most > float64(l.maxSteps())/l.unit {
+		if most := maxTotal(&c, problems); most > float64(l.maxSteps()) {
 			return rankd.Errorf(rankd.EINVALID, "contest %s: its problems may total %v points, but beside the time of a %v contest the Redis projection holds at most %v",
-				c.ID, most, c.Duration, float64(l.maxSteps())/l.unit)
+				c.ID, most, c.Duration, l.maxSteps())
 		}
 	}
 	return nil
 }
 
-// maxTotal returns the largest total score the problems of a timed layout can give, and refuses a problem
-// scored in finer steps than the layout's unit. OI and IOI problems without a maximum count as 0: their scores
-// are checked as they come (Encode).
-func maxTotal(c *rankd.Contest, problems []rankd.Problem, l layout) (float64, error) {
+// maxTotal returns the largest total score the problems of a CTF contest can give.
+func maxTotal(c *rankd.Contest, problems []rankd.Problem) float64 {
+	var blood int64
+	for _, b := range c.FirstBlood {
+		blood = max(blood, b)
+	}
 	var most float64
-	if c.Rules == rankd.CTF {
-		var blood int64
-		for _, b := range c.FirstBlood {
-			blood = max(blood, b)
-		}
-		for _, p := range problems {
-			most += float64(max(p.Value, p.Minimum, 0) + blood)
-		}
-		return most, nil
-	}
 	for _, p := range problems {
-		parts := p.Subtasks
-		if len(parts) == 0 {
-			parts = []float64{p.MaxScore}
+		value := max(p.Value, p.Minimum, 0)
+		if p.Function == rankd.ValueDEFCON {
+			value = score.DEFCON(1) // the formula's own, whatever the value says
 		}
-		for _, s := range parts {
-			if _, ok := steps(s, l.unit); !ok {
-				return 0, rankd.Errorf(rankd.EINVALID, "contest %s: problem %s is scored in steps finer than the %v points the Redis projection holds", c.ID, p.ID, 1/l.unit)
-			}
-			most += max(s, 0)
-		}
+		most += float64(value + blood)
 	}
-	return most, nil
-}
-
-// steps returns score in steps of 1/unit, and whether score is such a step up to the rounding of sums of
-// floats (33.33+33.33+33.34 is not exactly 100 in binary).
-func steps(score, unit float64) (float64, bool) {
-	x := score * unit
-	r := math.Round(x)
-	return r, math.Abs(x-r) <= 1e-9+1e-12*math.Abs(x)
+	return most
 }
 
 // Encode returns the sorted-set score of row r of contest c: lower is better, and rows share a rank exactly
 // when their scores are equal, as they do on the board (package score's keys), within the limits of
-// CheckContest. The layouts, from the high bits down, in a float64 that holds an integer below 2⁵³ exactly:
+// CheckContest; but for OI and IOI with ties by time, where rows share a rank when their scores and the times
+// that start their members are equal (see the package doc). The layouts, from the high bits down, in a float64
+// that holds an integer below 2⁵³ exactly:
 //
 //	ICPC:  255 - solved (8 bits) | penalty in minutes (28 bits) | last accepted minute (17 bits)
-//	timed: 2^(53-t) - 1 - score in steps (53-t bits) | time the score was reached in ms (t bits; 0 for a score of 0)
+//	timed: 2^(53-t) - 1 - score in points (53-t bits) | time the score was reached in ms (t bits; 0 for a score of 0)
 //
-// Timed is the layout of CTF (score in whole points) and of OI and IOI with ties by time (score in hundredths
-// of a point), t being the bit length of the contest's duration in milliseconds (25 bits for 5 hours, leaving
-// 28 for the score). OI and IOI without ties by time use the score itself, negated: -score, exact for any score.
-// Negative and NaN scores count as 0, like the board's keys do. A penalty, minute, score or time beyond its
-// field is clamped to the field's largest value (a contest within CheckContest's limits never gets there but
-// for absurd penalties). A timed score that is not a multiple of its step is refused with EINVALID.
+// Timed is the layout of CTF, whose scores are whole points, t being the bit length of the contest's duration
+// in milliseconds (28 bits for 48 hours, leaving 25 for the score). OI and IOI use the score itself, negated:
+// -score, exact for any score, as the board's keys are. Negative and NaN scores count as 0, like the board's
+// keys do. A penalty, minute, score or time beyond its field is clamped to the field's largest value (a
+// contest within CheckContest's limits never gets there but for absurd penalties). A CTF score that is not a
+// whole number of points is refused with EINVALID.
 func Encode(c rankd.Contest, r rankd.Row) (float64, error) {
 	return layoutOf(&c).encode(&r)
 }
@@ -168,7 +151,7 @@ func (l layout) encode(r *rankd.Row) (float64, error) {
 		penalty := uint64(min(max(r.Penalty, 0), MaxPenalty))
 		minute := uint64(min(max(r.Time.Milliseconds()/60000, 0), MaxMinute))
 		return float64((MaxSolved-solved)<<(icpcPenaltyBits+icpcMinuteBits) | penalty<<icpcMinuteBits | minute), nil
-	case layoutExact:
+	case layoutExact, layoutExactTimed:
 		if !(r.Score > 0) {
 			return 0, nil
 		}
@@ -180,15 +163,32 @@ func (l layout) encode(r *rankd.Row) (float64, error) {
 	top := l.maxSteps()
 	var q uint64
 	if r.Score > 0 {
-		x, ok := steps(r.Score, l.unit)
-		if !ok {
-			return 0, rankd.Errorf(rankd.EINVALID, "team %s: score %v is not a multiple of %v, the step of the Redis projection", r.TeamID, r.Score, 1/l.unit)
+		if r.Score != math.Trunc(r.Score) || math.IsInf(r.Score, 0) {
+			return 0, rankd.Errorf(rankd.EINVALID, "team %s: score %v is not a whole number of points, which the Redis projection holds", r.TeamID, r.Score)
 		}
-		q = uint64(min(x, float64(top)))
+		q = uint64(min(r.Score, float64(top)))
 	}
 	var t uint64
 	if q > 0 {
 		t = uint64(min(max(r.Time.Milliseconds(), 0), 1<<l.timeBits-1))
 	}
 	return float64((top-q)<<l.timeBits | t), nil
+}
+
+// tie returns what starts the member of row r: for layoutExactTimed, the time its score was reached in
+// tieLen hex digits (zeros for a score of 0, as on the board), so that rows of equal scores are listed by
+// time, then name; "" for the other layouts.
+func (l layout) tie(r *rankd.Row) string {
+	if l.kind != layoutExactTimed {
+		return ""
+	}
+	var t uint64
+	if r.Score > 0 {
+		t = uint64(max(r.Time.Milliseconds(), 0))
+	}
+	var b [tieLen]byte
+	for i := range b {
+		b[tieLen-1-i] = "0123456789abcdef"[t>>(4*i)&15]
+	}
+	return string(b[:])
 }

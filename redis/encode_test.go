@@ -40,6 +40,20 @@ func MustEncode(tb testing.TB, c rankd.Contest, r rankd.Row) float64 {
 	return x
 }
 
+// MustOrder returns the order of rows a and b of contest c in the projection: by their scores, then by the
+// ties that start their members.
+func MustOrder(tb testing.TB, c rankd.Contest, a, b rankd.Row) int {
+	tb.Helper()
+	ea, eb := MustEncode(tb, c, a), MustEncode(tb, c, b)
+	if o := cmp.Compare(ea, eb); o != 0 {
+		return o
+	}
+	return cmp.Compare(redis.Tie(c, a), redis.Tie(c, b))
+}
+
+// Sums computed at run time, as the board computes totals: 0.1+0.2 is then not 0.3.
+var tenth, fifth = 0.1, 0.2
+
 var (
 	icpc    = rankd.Contest{ID: "icpc", Rules: rankd.ICPC, Duration: 5 * time.Hour}
 	ctf     = rankd.Contest{ID: "ctf", Rules: rankd.CTF, Duration: 48 * time.Hour}
@@ -84,16 +98,18 @@ func TestEncodeOrder(t *testing.T) {
 		{"oi negative is zero", oi, scoreTotals(-5, 0), scoreTotals(0, 0), 0, false},
 		{"oi timed higher score", oiTimed, scoreTotals(0.02, 4*time.Hour), scoreTotals(0.01, time.Minute), -1, false},
 		{"oi timed earlier time", oiTimed, scoreTotals(77.77, time.Minute), scoreTotals(77.77, time.Minute+time.Millisecond), -1, false},
-		{"ioi timed sums of subtasks", ioi, scoreTotals(33.33+33.33+33.34, time.Hour), scoreTotals(100, time.Hour), 0, true},
+		{"oi timed any fraction", oiTimed, scoreTotals(100.0/3, time.Hour), scoreTotals(100.0/3-1e-12, time.Minute), -1, false},
+		{"oi timed zero scores tie whatever the time", oiTimed, scoreTotals(0, time.Minute), scoreTotals(-1, time.Hour), 0, false},
+		{"ioi timed sums as the board", ioi, scoreTotals(tenth+fifth, time.Hour), scoreTotals(0.3, time.Minute), -1, false},
+		{"ioi timed latest time", ioi, scoreTotals(1, 1<<62), scoreTotals(1, 1<<62+time.Millisecond), -1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := compareKeys(boardKey(tt.contest, tt.a), boardKey(tt.contest, tt.b)); got != tt.want && !tt.beyond {
 				t.Fatalf("the board orders them %d, the test wants %d", got, tt.want)
 			}
-			ea, eb := MustEncode(t, tt.contest, tt.a), MustEncode(t, tt.contest, tt.b)
-			if got := cmp.Compare(ea, eb); got != tt.want {
-				t.Errorf("got order %d (%v, %v), want %d", got, ea, eb, tt.want)
+			if got := MustOrder(t, tt.contest, tt.a, tt.b); got != tt.want {
+				t.Errorf("got order %d, want %d", got, tt.want)
 			}
 		})
 	}
@@ -105,8 +121,6 @@ func TestEncodeRefuses(t *testing.T) {
 		contest rankd.Contest
 		row     rankd.Row
 	}{
-		{"thousandths of an oi point", oiTimed, scoreTotals(10.005, time.Minute)},
-		{"a third of an ioi point", ioi, scoreTotals(100.0/3, time.Minute)},
 		{"half a ctf point", ctf, scoreTotals(0.5, time.Minute)},
 		{"infinite", ctf, scoreTotals(math.Inf(1), time.Minute)},
 	}
@@ -147,6 +161,7 @@ func TestCheckContest(t *testing.T) {
 		many[i] = rankd.Problem{ID: string(rune('a' + i)), Value: 100}
 	}
 	valued := func(value int64) []rankd.Problem { return []rankd.Problem{{ID: "a", Value: value}} }
+	ctfMillennia := rankd.Contest{Rules: rankd.CTF, Duration: 1 << 62} // 43 bits of time, 10 of score
 	maxed := func(max float64, subtasks ...float64) []rankd.Problem {
 		return []rankd.Problem{{ID: "a", MaxScore: max, Subtasks: subtasks}}
 	}
@@ -166,16 +181,14 @@ func TestCheckContest(t *testing.T) {
 		{"ctf of 48 hours and 34M points", ctf, valued(1 << 25), false},
 		{"ctf first blood counts", rankd.Contest{Rules: rankd.CTF, Duration: 48 * time.Hour, FirstBlood: []int64{1, 5}}, valued(1<<25 - 5), false},
 		{"ctf of a year", rankd.Contest{Rules: rankd.CTF, Duration: 365 * 24 * time.Hour}, valued(1000), true},
-		{"ctf of millennia", rankd.Contest{Rules: rankd.CTF, Duration: 1 << 62}, valued(1000), true},
-		{"ctf of millennia and more points", rankd.Contest{Rules: rankd.CTF, Duration: 1 << 62}, valued(1024), false},
-		{"oi in hundredths", oiTimed, maxed(99.99), true},
-		{"oi in thousandths", oiTimed, maxed(99.999), false},
-		{"ioi subtasks in thousandths", ioi, maxed(0, 33.333, 66.667), false},
-		{"ioi subtasks in hundredths", ioi, maxed(0, 33.33, 66.67), true},
-		{"ioi of 2^28-1 hundredths", ioi, maxed(2_684_354.55), true},
-		{"ioi of 2^28 hundredths", ioi, maxed(2_684_354.56), false},
+		{"ctf of millennia", ctfMillennia, valued(1000), true},
+		{"ctf of millennia and more points", ctfMillennia, valued(1024), false},
+		{"ctf dynamic values count the highest", ctfMillennia, []rankd.Problem{{ID: "a", Value: 1000, Minimum: 1024, Function: rankd.ValueLinear}}, false},
+		{"ctf defcon values are the formula's", ctfMillennia, []rankd.Problem{{ID: "a", Function: rankd.ValueDEFCON}, {ID: "b", Function: rankd.ValueDEFCON}, {ID: "c", Function: rankd.ValueDEFCON}}, false},
+		{"oi timed holds any score", oiTimed, maxed(1e300), true},
+		{"ioi timed holds any subtask", ioi, maxed(0, 100.0/3, 200.0/3), true},
+		{"oi timed of millennia", rankd.Contest{Rules: rankd.OI, TieByTime: true, Duration: 1<<63 - 1}, maxed(100), true},
 		{"oi without ties holds any score", oi, maxed(1e300), true},
-		{"oi without a maximum", oiTimed, maxed(0), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,20 +218,18 @@ func FuzzEncode(f *testing.F) {
 			c.Duration = time.Duration(1+duration%redis.MaxMinute) * time.Minute
 			a = icpcTotals(int(a1%(redis.MaxSolved+1)), int64(a2%(redis.MaxPenalty+1)), time.Duration(a3%uint64(c.Duration)))
 			b = icpcTotals(int(b1%(redis.MaxSolved+1)), int64(b2%(redis.MaxPenalty+1)), time.Duration(b3%uint64(c.Duration)))
-		case c.Rules == rankd.CTF || tie:
+		case c.Rules == rankd.CTF:
 			c.Duration = time.Duration(1+duration%(1<<40)) * time.Millisecond
-			unit := 100.0
-			if c.Rules == rankd.CTF {
-				unit = 1
-			}
-			// Scores below 2⁴⁰ steps, so that floats tell steps apart, and fit beside the time.
-			most := uint64(1)<<min(40, 53-bitLen(uint64(c.Duration.Milliseconds()))) - 1
-			a = scoreTotals(float64(a1%(most+1))/unit, time.Duration(a3%uint64(c.Duration.Milliseconds()+1))*time.Millisecond)
-			b = scoreTotals(float64(b1%(most+1))/unit, time.Duration(b3%uint64(c.Duration.Milliseconds()+1))*time.Millisecond)
+			// Scores that fit beside the time.
+			most := uint64(1)<<(53-bitLen(uint64(c.Duration.Milliseconds()))) - 1
+			a = scoreTotals(float64(a1%(most+1)), time.Duration(a3%uint64(c.Duration.Milliseconds()+1))*time.Millisecond)
+			b = scoreTotals(float64(b1%(most+1)), time.Duration(b3%uint64(c.Duration.Milliseconds()+1))*time.Millisecond)
 		default:
-			c.Duration = 5 * time.Hour
-			a = scoreTotals(math.Float64frombits(a1), 0)
-			b = scoreTotals(math.Float64frombits(b1), 0)
+			// Any score, any time within a duration of up to 2⁴⁰ ms.
+			ms := 1 + duration%(1<<40)
+			c.Duration = time.Duration(ms) * time.Millisecond
+			a = scoreTotals(math.Float64frombits(a1), time.Duration(a3%ms)*time.Millisecond)
+			b = scoreTotals(math.Float64frombits(b1), time.Duration(b3%ms)*time.Millisecond)
 			if a.Score == 0 || b.Score == 0 {
 				return // -0 orders before every score on the board: not a score anybody has
 			}
@@ -226,9 +237,8 @@ func FuzzEncode(f *testing.F) {
 		if err := redis.CheckContest(c, nil); err != nil {
 			t.Fatalf("contest %+v: %v", c, err)
 		}
-		ea, eb := MustEncode(t, c, a), MustEncode(t, c, b)
-		if got, want := cmp.Compare(ea, eb), compareKeys(boardKey(c, a), boardKey(c, b)); got != want {
-			t.Fatalf("%v contest of %v: rows %+v and %+v: got order %d (%v, %v), want %d", c.Rules, c.Duration, a, b, got, ea, eb, want)
+		if got, want := MustOrder(t, c, a, b), compareKeys(boardKey(c, a), boardKey(c, b)); got != want {
+			t.Fatalf("%v contest of %v: rows %+v and %+v: got order %d, want %d", c.Rules, c.Duration, a, b, got, want)
 		}
 	})
 }

@@ -35,3 +35,9 @@ func (p *Projection) ProjectPipelined(ctx context.Context, us []rankd.Projection
 	_, err := pipe.Exec(ctx)
 	return err
 }
+
+// Tie returns what starts the member of row r of contest c, which orders rows of equal scores (see
+// layout.tie).
+func Tie(c rankd.Contest, r rankd.Row) string {
+	return layoutOf(&c).tie(&r)
+}

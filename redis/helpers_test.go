@@ -104,6 +104,24 @@ func ctfContest(id string) rankd.Contest {
 	return rankd.Contest{ID: id, Rules: rankd.CTF, Duration: 48 * time.Hour}
 }
 
+func oiTimedContest(id string) rankd.Contest {
+	return rankd.Contest{ID: id, Rules: rankd.OI, Duration: 5 * time.Hour, TieByTime: true}
+}
+
+// oiRow returns the OI row of a team that reached score at the minute, on the first problem.
+func oiRow(id, name string, score float64, minute int) rankd.ProjectedRow {
+	r := rankd.ProjectedRow{Row: rankd.Row{TeamID: id, Score: score, Time: time.Duration(minute) * time.Minute}, Name: name}
+	for i, p := range problems {
+		c := rankd.Cell{ProblemID: p.ID}
+		if i == 0 && score > 0 {
+			c.Solved, c.Judged, c.Score, c.Time = true, 1, score, r.Time
+			r.Solved = 1
+		}
+		r.Cells = append(r.Cells, c)
+	}
+	return r
+}
+
 // icpcRow returns the ICPC row of a team from its cells, one per problem: the minute of its solve (with no
 // rejection before), -1 for unsolved, -2 for a pending submission.
 func icpcRow(id, name string, groups []string, minutes ...int) rankd.ProjectedRow {

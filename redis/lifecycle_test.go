@@ -366,3 +366,56 @@ func TestProblemsChange(t *testing.T) {
 	a2.Cells = []rankd.Cell{a.Cells[2], {ProblemID: "new,one"}, a.Cells[0]}
 	MustEqualRows(t, st.Rows, []rankd.Row{ranked(b2, 1), a2})
 }
+
+// Redis losing its data in the middle of a rebuild (a flush, a restart, a failover) fails the rebuild rather
+// than switching to the part written since.
+func TestLossDuringRebuild(t *testing.T) {
+	p, prefix := MustOpen(t)
+	client := redistest.MustClient(t)
+	ctx := context.Background()
+	const teams = 4000 // four batches a view
+	rows := make([]rankd.ProjectedRow, teams)
+	for i := range rows {
+		rows[i] = icpcRow(fmt.Sprintf("t%04d", i), fmt.Sprintf("Team %d", i), nil, i%60, -1, -1)
+	}
+	lostMidway := 0
+	for round := 0; round < 20 && lostMidway < 3; round++ {
+		c := icpcContest(fmt.Sprintf("flushed%d", round))
+		jury := prefix + ":{" + c.ID + "}:v1:jury"
+		done := make(chan error, 1)
+		go func() { done <- p.Rebuild(ctx, update(c, 1, rows, nil, rankd.JuryView, rankd.PublicView)) }()
+		var err error
+	poll:
+		for {
+			select {
+			case err = <-done:
+				break poll
+			default:
+			}
+			if n := client.ZCard(ctx, jury).Val(); n > 0 && n < teams {
+				if err := redistest.Delete(ctx, client, prefix); err != nil {
+					t.Fatal(err)
+				}
+				lostMidway++
+				err = <-done
+				break
+			}
+		}
+		if err != nil {
+			MustCode(t, err, rankd.EUNAVAILABLE)
+			continue
+		}
+		for _, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
+			st, err := p.Standings(ctx, rankd.ProjectionQuery{ContestID: c.ID, View: v, Limit: 1})
+			if err != nil {
+				t.Fatalf("round %d, %v: %v", round, v, err)
+			}
+			if st.Total != teams {
+				t.Fatalf("round %d, %v: got a board of %d rows after the rebuild, want %d", round, v, st.Total, teams)
+			}
+		}
+	}
+	if lostMidway == 0 {
+		t.Skip("no rebuild was caught in the middle")
+	}
+}

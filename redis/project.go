@@ -52,10 +52,11 @@ func (p *Projection) Project(ctx context.Context, u rankd.ProjectionUpdate) (boo
 	return res == 1, nil
 }
 
-// Rebuild replaces a contest's projection with full, which holds every ranked row of both views (Removed is
-// ignored): it writes a new version aside and then switches to it, unless the projection has meanwhile moved
-// past full.Pos, in which case the new version is dropped and nothing changes (that is not an error). Errors
-// as Project's, but for ECONFLICT.
+// Rebuild replaces a contest's projection with full, which holds every ranked row of both views, each team
+// once (Removed is ignored): it writes a new version aside and then switches to it, unless the projection has
+// meanwhile moved past full.Pos, in which case the new version is dropped and nothing changes (that is not an
+// error). Errors as Project's, but for ECONFLICT; EUNAVAILABLE too when Redis lost part of the new version
+// while it was built.
 func (p *Projection) Rebuild(ctx context.Context, full rankd.ProjectionUpdate) error {
 	e, err := newEncoder(&full)
 	if err != nil {
@@ -122,13 +123,17 @@ func (p *Projection) Rebuild(ctx context.Context, full rankd.ProjectionUpdate) e
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fail(ctx, "rebuild", err)
 	}
-	res, err := switchScript.Run(ctx, p.client, []string{activeKey(base)},
-		base, version, int64(oldVersionTTL/time.Second), e.message(&full, false)).Int()
+	args := []any{base, version, int64(oldVersionTTL / time.Second), e.message(&full, false)}
+	for _, v := range full.Views {
+		name, _ := viewName(v.View) // checked above
+		args = append(args, name, len(v.Rows))
+	}
+	res, err := switchScript.Run(ctx, p.client, []string{activeKey(base)}, args...).Int()
 	if err != nil {
 		return fail(ctx, "rebuild", err)
 	}
 	if res < 0 {
-		return rankd.Errorf(rankd.EINTERNAL, "contest %s: the rebuild of the Redis projection took longer than %v, and its keys expired", full.ContestID, buildTTL)
+		return rankd.Errorf(rankd.EUNAVAILABLE, "contest %s: the new version of the Redis projection lost keys while it was built (Redis flushed, restarted or failed over, or the build took longer than %v): rebuild again", full.ContestID, buildTTL)
 	}
 	return nil
 }
@@ -142,7 +147,8 @@ type encoder struct {
 
 // encodedRow is a row as the scripts store it.
 type encodedRow struct {
-	// member is the row's member: name, NUL, team id, NUL, and its groups, NUL-joined.
+	// member is the row's member: the layout's tie (see layout.tie) and name, NUL, team id, NUL, and its
+	// groups, NUL-joined.
 	member string
 	// groupIDs holds the row's groups, sorted and without repeats.
 	groupIDs []string
@@ -205,7 +211,7 @@ func (e *encoder) encode(out *encodedRow, r *rankd.ProjectedRow) error {
 		slices.Sort(out.groupIDs)
 	}
 	out.groupIDs = slices.Compact(out.groupIDs)
-	out.member = r.Name + "\x00" + r.TeamID + "\x00" + strings.Join(out.groupIDs, "\x00")
+	out.member = e.layout.tie(&r.Row) + r.Name + "\x00" + r.TeamID + "\x00" + strings.Join(out.groupIDs, "\x00")
 
 	b := e.buf[:0]
 	b = strconv.AppendInt(b, int64(r.Solved), 10)

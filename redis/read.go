@@ -54,7 +54,7 @@ func (p *Projection) Standings(ctx context.Context, q rankd.ProjectionQuery) (ra
 	if err != nil {
 		return rankd.Standings{}, fail(ctx, "standings", err)
 	}
-	st, err := decodePage(res, q.Offset)
+	st, err := decodePage(res)
 	if err != nil {
 		return rankd.Standings{}, fmt.Errorf("redis: standings of contest %s: %w", q.ContestID, err)
 	}
@@ -62,8 +62,8 @@ func (p *Projection) Standings(ctx context.Context, q rankd.ProjectionQuery) (ra
 	return st, nil
 }
 
-// decodePage decodes the reply of standings.lua, a page starting at offset.
-func decodePage(res []any, offset int) (rankd.Standings, error) {
+// decodePage decodes the reply of standings.lua.
+func decodePage(res []any) (rankd.Standings, error) {
 	var st rankd.Standings
 	if len(res) != 7 {
 		return st, fmt.Errorf("a reply of %d parts, want 7", len(res))
@@ -77,20 +77,16 @@ func decodePage(res []any, offset int) (rankd.Standings, error) {
 		problems = strings.Split(s, "\x00")
 	}
 	total, _ := res[3].(int64)
-	first, _ := res[4].(int64)
-	page, _ := res[5].([]any)
+	ranks, _ := res[4].([]any)
+	members, _ := res[5].([]any)
 	rows, _ := res[6].([]any)
-	if len(rows)*2 != len(page) {
-		return st, fmt.Errorf("%d rows for %d members", len(rows), len(page)/2)
+	if len(rows) != len(members) || len(ranks) != len(members) {
+		return st, fmt.Errorf("%d rows and %d ranks for %d members", len(rows), len(ranks), len(members))
 	}
 	st.Seq, st.Total = seq, int(total)
 	st.Rows = make([]rankd.Row, len(rows))
-	rank := int(first)
 	for i := range rows {
-		member, score := str(page[2*i]), str(page[2*i+1])
-		if i > 0 && score != str(page[2*i-1]) {
-			rank = offset + i + 1
-		}
+		member := str(members[i])
 		_, rest, _ := strings.Cut(member, "\x00")
 		team, _, ok := strings.Cut(rest, "\x00")
 		if !ok {
@@ -103,7 +99,8 @@ func decodePage(res []any, offset int) (rankd.Standings, error) {
 		if err != nil {
 			return st, fmt.Errorf("team %s: %w", team, err)
 		}
-		r.Rank = rank
+		rank, _ := ranks[i].(int64)
+		r.Rank = int(rank)
 		st.Rows[i] = r
 	}
 	return st, nil

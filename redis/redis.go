@@ -24,8 +24,11 @@
 // A row's member is the team's name, its id and its groups (sorted), NUL-separated, and its score is Encode's
 // (whose doc gives the bit layouts), lower being better: ZRANGE lists a board in order, equal scores by
 // (name, id) bytewise, as the board does, and the rank a row shares is one more than the number of rows with a
-// smaller score (ZCOUNT). Team, group and problem ids and names must therefore hold no NUL byte, and contest
-// ids no NUL, '{' or '}': others are refused with EINVALID.
+// smaller score (ZCOUNT). OI and IOI ordered by score then time keep the score exact, as the board does, and
+// start the member with the time the score was reached, in 16 hex digits (layout "exact:time"): equal scores
+// are then listed by time, then name, and a row's rank also counts the rows of its score and an earlier time,
+// found by bisection. Team, group and problem ids and names must therefore hold no NUL byte, and contest ids
+// no NUL, '{' or '}': others are refused with EINVALID.
 //
 // The layout keeps the work of an update to a few commands whatever its size: one ZADD to the view, one per
 // group, one HSET of the rows. As the groups are part of the member, a team renamed or regrouped gets a new
@@ -48,7 +51,9 @@
 // Rebuild writes every row into a new version with pipelined batches, the keys expiring in an hour until the
 // switch (so that an abandoned build leaves nothing behind), then switches in one script: the pointer moves to
 // the new version unless the active one is at a later position, in which case the new one is dropped; the old
-// version's keys expire a minute later. Readers read a page, its total and its seq in one read-only script
+// version's keys expire a minute later. The script counts the rows of the new version first: a build that
+// Redis lost part of while it ran (a flush, a restart, a failover) is dropped, and Rebuild answers
+// EUNAVAILABLE, rather than switching to the part written since. Readers read a page, its total and its seq in one read-only script
 // from the version the pointer names, so they never see an empty or partial board.
 //
 // # Messages

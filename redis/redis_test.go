@@ -3,6 +3,7 @@ package redis_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -47,6 +48,11 @@ func TestStandings(t *testing.T) {
 		fts      = icpcRow("f", "First", g1, 1, -1, -1)
 		board    = []rankd.ProjectedRow{zeta, mid, alpha, beta, alpha2}
 		boardRow = []string{"1 b", "1 e", "1 a", "4 d", "5 c"}
+		oiByTime = []rankd.ProjectedRow{
+			oiRow("a", "A", 50, 30), oiRow("b", "B", 50, 20), oiRow("c", "C", 50, 20), oiRow("d", "D", 50, 10),
+			oiRow("e", "E", 100.0/3, 5), oiRow("f", "F", 0, 0), oiRow("g", "G", 50, 20), oiRow("h", "H", 70, 40),
+		}
+		oiByTimeRows = []string{"1 h", "2 d", "3 b", "3 c", "3 g", "6 a", "7 e", "8 f"}
 	)
 	fts.Cells[0].FirstToSolve = true
 	type step struct {
@@ -67,6 +73,9 @@ func TestStandings(t *testing.T) {
 		{name: "page after a tie", steps: []step{{rows: board}}, offset: 3, limit: 5, total: 5, want: []string{"4 d", "5 c"}},
 		{name: "no limit", steps: []step{{rows: board}}, limit: -1, total: 5, want: boardRow},
 		{name: "limit 0", steps: []step{{rows: board}}, limit: 0, total: 5},
+		// Past 10¹⁷, a Lua number is no longer written as an integer when passed to Redis.
+		{name: "huge limit", steps: []step{{rows: board}}, limit: 1e17, total: 5, want: boardRow},
+		{name: "largest limit from an offset", steps: []step{{rows: board}}, offset: 3, limit: math.MaxInt, total: 5, want: []string{"4 d", "5 c"}},
 		{name: "offset past the end", steps: []step{{rows: board}}, offset: 5, limit: 10, total: 5},
 		{name: "group", steps: []step{{rows: board}}, group: "g1", limit: 10, total: 2, want: []string{"1 b", "1 a"}},
 		{name: "group page", steps: []step{{rows: board}}, group: "g2", offset: 1, limit: 10, total: 2, want: []string{"2 d"}},
@@ -99,6 +108,12 @@ func TestStandings(t *testing.T) {
 				ctfRow("w", "W", -1, -1, 1), ctfRow("v", "V", -1, -1, -1), ctfRow("u", "U", -1, -1, -1),
 			}}},
 			limit: 10, total: 6, want: []string{"1 y", "1 z", "3 x", "4 w", "5 u", "5 v"}},
+		{name: "oi by score then time", contest: oiTimedContest, steps: []step{{rows: oiByTime}}, limit: -1, total: 8, want: oiByTimeRows},
+		{name: "oi page inside a tie of score and time", contest: oiTimedContest, steps: []step{{rows: oiByTime}}, offset: 3, limit: 3, total: 8, want: oiByTimeRows[3:6]},
+		{name: "oi page at a later time of a score", contest: oiTimedContest, steps: []step{{rows: oiByTime}}, offset: 5, limit: 1, total: 8, want: oiByTimeRows[5:6]},
+		{name: "oi page at the end of a tie", contest: oiTimedContest, steps: []step{{rows: oiByTime}}, offset: 4, limit: 10, total: 8, want: oiByTimeRows[4:]},
+		{name: "oi score reached later", contest: oiTimedContest, steps: []step{{rows: oiByTime}, {rows: []rankd.ProjectedRow{oiRow("d", "D", 50, 25)}}}, offset: 1, limit: 3, total: 8,
+			want: []string{"2 b", "2 c", "2 g"}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,12 +3,21 @@
 -- while being built (so that an abandoned build leaves nothing behind).
 --
 -- KEYS[1]  the active pointer, <base>:active
--- ARGV     base, new version, seconds the old version's keys live on, message
--- Returns  1 switched, 0 dropped (the active version is at a later position), -1 the build expired.
+-- ARGV     base, new version, seconds the old version's keys live on, message, then per view its name and
+--          number of rows
+-- Returns  1 switched, 0 dropped (the active version is at a later position), -1 the build lost keys (they
+--          expired, or Redis lost them: a flush, a restart or a failover in the middle of the build).
 local base, version = ARGV[1], ARGV[2]
 local nb = base .. ':v' .. version
 local members = redis.call('SMEMBERS', nb .. ':keys')
 local expired = redis.call('EXISTS', nb .. ':meta') == 0
+-- Keys written again after a loss exist, with part of the rows: the counts tell.
+for j = 5, #ARGV, 2 do
+	local vk, n = nb .. ':' .. ARGV[j], tonumber(ARGV[j + 1])
+	if redis.call('ZCARD', vk) ~= n or redis.call('HLEN', vk .. ':rows') ~= n then
+		expired = true
+	end
+end
 for _, k in ipairs(members) do
 	if redis.call('PERSIST', k) == 0 and redis.call('EXISTS', k) == 0 then
 		expired = true
