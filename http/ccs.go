@@ -81,8 +81,19 @@ func ccsContestOf(c rankd.Contest) ccsContestJSON {
 
 func (s *Server) ccsContests(w http.ResponseWriter, r *http.Request) error {
 	out := []ccsContestJSON{}
-	if err := s.eachContest(func(b *board.Board) { out = append(out, ccsContestOf(b.Contest())) }); err != nil {
-		return err
+	for _, id := range s.Engine.ContestIDs() {
+		// What anyone may know, without waiting for a commit in progress (see cached).
+		if p, ok := s.Engine.Public(id); ok {
+			out = append(out, ccsContestOf(p.Contest))
+			continue
+		}
+		err := s.Engine.Read(id, func(b *board.Board, _ int64) error {
+			out = append(out, ccsContestOf(b.Contest()))
+			return nil
+		})
+		if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
+			return err
+		}
 	}
 	return writeJSON(w, http.StatusOK, out)
 }
@@ -139,6 +150,11 @@ func (s *Server) ccsScoreboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return s.writeCCSScoreboard(w, r, cid, v)
+}
+
+// writeCCSScoreboard writes the CCS scoreboard object of view v.
+func (s *Server) writeCCSScoreboard(w http.ResponseWriter, r *http.Request, cid string, v rankd.View) error {
 	// The rows follow the view's version and come from the cache; the time and the state are the clock's.
 	r.Header.Del("If-None-Match") // the whole object changes with the clock: there is no version to match
 	rows, _, err := s.cached(r, cid, v, "ccs-rows", func(b *board.Board) (any, error) {

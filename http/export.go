@@ -42,12 +42,20 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if v.Kind == rankd.ViewTeam {
-		return rankd.Errorf(rankd.EINVALID, "exports are of the public or the jury view")
+		if r.URL.Query().Get("view") != "" {
+			return rankd.Errorf(rankd.EINVALID, "exports are of the public or the jury view")
+		}
+		v = rankd.PublicView // a team token's default, as the history's
 	}
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%s",
-		strconv.Quote(cid+"-"+v.String()+"."+format)))
+	// Set once there is a file: an error is an answer to read, not a download named as the file.
+	disposition := fmt.Sprintf("attachment; filename=%s", strconv.Quote(cid+"-"+v.String()+"."+format))
 	if f.write == nil {
-		return s.ccsScoreboard(w, r)
+		w.Header().Set("Content-Disposition", disposition)
+		if err := s.writeCCSScoreboard(w, r, cid, v); err != nil {
+			w.Header().Del("Content-Disposition")
+			return err
+		}
+		return nil
 	}
 	var eb *export.Board
 	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
@@ -58,6 +66,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	w.Header().Set("Content-Disposition", disposition)
 	var buf bytes.Buffer
 	if err := f.write(&buf, eb); err != nil {
 		return err

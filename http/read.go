@@ -463,11 +463,14 @@ func cacheControl(v rankd.View) string {
 }
 
 // pageCache keeps rendered scoreboard pages by request and version, so that a burst of readers of an
-// unchanged board costs one rendering.
+// unchanged board costs one rendering. It keeps two generations: when the current one is full, it becomes
+// the previous one, and a page read from the previous one moves to the current one. A flood of different
+// requests then only costs renderings of its own pages, not of those that readers keep asking for.
 type pageCache struct {
-	mu   sync.Mutex
-	m    map[string]cachedPage
-	size int // bytes held
+	mu       sync.Mutex
+	m, prev  map[string]cachedPage
+	size     int // bytes held in m
+	prevSize int // bytes held in prev
 }
 
 type cachedPage struct {
@@ -475,8 +478,8 @@ type cachedPage struct {
 	body, gzip []byte
 }
 
-// The cache's bounds, in pages and in bytes: a reader asking for many different pages of a big board must
-// not fill the memory. When full it starts over, which only costs renderings.
+// The cache's bounds, in pages and in bytes, of both generations together: a reader asking for many
+// different pages of a big board must not fill the memory.
 const (
 	maxCachedPages = 4096
 	maxCachedBytes = 256 << 20
@@ -485,30 +488,57 @@ const (
 func (c *pageCache) get(key, etag string) (cachedPage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p, ok := c.m[key]
-	return p, ok && p.etag == etag
+	if p, ok := c.m[key]; ok {
+		return p, p.etag == etag
+	}
+	p, ok := c.prev[key]
+	if !ok || p.etag != etag {
+		return cachedPage{}, false
+	}
+	c.add(key, p)
+	return p, true
 }
 
 // put keeps a page, compressed too: it is compressed once, then served compressed to every client that
 // takes gzip (browsers do), which makes pages of big contests a tenth of their size.
 func (c *pageCache) put(key, etag string, body []byte) cachedPage {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // the level is valid
-	_, _ = zw.Write(body)                              // a bytes.Buffer does not fail
+	zw := gzipWriters.Get().(*gzip.Writer)
+	zw.Reset(&buf)
+	_, _ = zw.Write(body) // a bytes.Buffer does not fail
 	_ = zw.Close()
+	gzipWriters.Put(zw)
 	p := cachedPage{etag: etag, body: body, gzip: buf.Bytes()}
-	n := len(p.body) + len(p.gzip)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.add(key, p)
+	return p
+}
+
+// gzipWriters are the compressors of put: each holds about a megabyte, too much to make one per page when
+// many small pages are rendered.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed) // the level is valid
+	return zw
+}}
+
+// add keeps a page in the current generation, with c.mu held.
+func (c *pageCache) add(key string, p cachedPage) {
+	n := len(p.body) + len(p.gzip)
+	if old, ok := c.prev[key]; ok {
+		c.prevSize -= len(old.body) + len(old.gzip)
+		delete(c.prev, key)
+	}
 	if old, ok := c.m[key]; ok {
 		c.size -= len(old.body) + len(old.gzip)
+		delete(c.m, key)
 	}
-	if c.m == nil || len(c.m) >= maxCachedPages || c.size+n > maxCachedBytes {
+	if c.m == nil || len(c.m) >= maxCachedPages/2 || c.size+n > maxCachedBytes/2 {
+		c.prev, c.prevSize = c.m, c.size
 		c.m, c.size = make(map[string]cachedPage), 0
 	}
 	c.m[key] = p
 	c.size += n
-	return p
 }
 
 // acceptsGzip reports whether the client takes gzip-encoded answers.
@@ -683,7 +713,9 @@ func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) error {
 		out := []submissionJSON{}
 		skip := offset
 		// Read in chunks of about the page's end: most submissions are visible, so one chunk is the rule.
-		f.Limit = offset + limit + 64
+		// The chunk is bounded, so that a huge offset neither overflows (a limit <= 0 is none: the loop
+		// would never end) nor asks for more at once than a list holds.
+		f.Limit = min(offset, 1<<20) + limit + 64
 		for len(out) < limit {
 			recs, err := s.Store.Submissions(r.Context(), cid, f)
 			if err != nil {

@@ -2,9 +2,12 @@ package http
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/valyala/fastjson"
 
 	"rankd"
 	"rankd/board"
@@ -128,29 +131,34 @@ type topFrame struct {
 	Rows  []rowJSON `json:"rows"`
 }
 
-// bigScreen sends the top rows of the view whenever it changed, at most once per throttle.
+// bigScreen sends the top rows of the view whenever it changed, at most once per throttle. The rows are a
+// page of the cache: rendered once per version of the view for every screen that shows as many, and, for the
+// public, read without waiting for a commit in progress (see cached).
 func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *time.Ticker, cid string,
 	v rankd.View, top int, throttle time.Duration) {
-	sent := ^uint64(0)
+	r.Header.Del("If-None-Match") // each frame is the page itself
+	key := "top|" + strconv.Itoa(top)
+	sent := ""
 	send := func() bool {
-		var m []byte
-		err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-			seq := b.Seq(v)
-			if seq == sent {
-				return nil
-			}
+		page, etag, err := s.cached(r, cid, v, key, func(b *board.Board) (any, error) {
 			st, err := b.Standings(v, 0, top)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			tf := topFrame{Seq: seq, Total: st.Total, Rows: make([]rowJSON, len(st.Rows))}
+			tf := topFrame{Seq: st.Seq, Total: st.Total, Rows: make([]rowJSON, len(st.Rows))}
 			for i, row := range st.Rows {
 				tf.Rows[i] = renderRow(b, row)
 			}
-			m, sent = event("top", seq, tf), seq
-			return nil
+			return tf, nil
 		})
-		return err == nil && (m == nil || write(m))
+		if err != nil {
+			return false
+		}
+		if etag == sent {
+			return true
+		}
+		sent = etag
+		return write(event("top", uint64(fastjson.GetInt(page.body, "seq")), json.RawMessage(page.body)))
 	}
 	if !send() {
 		return

@@ -35,6 +35,9 @@ type asset struct {
 type webPage struct {
 	etag       string
 	body, gzip []byte
+	// unframed keeps the page out of frames of other sites: the admin console acts with the admin token
+	// the browser keeps, and a page that framed it could have the admin click its buttons unawares.
+	unframed bool
 }
 
 // web holds the assets and pages, ready to serve.
@@ -95,6 +98,7 @@ func loadWeb() (*web, error) {
 	if w.admin, err = w.page("admin.html", prefix); err != nil {
 		return nil, err
 	}
+	w.admin.unframed = true
 	return w, nil
 }
 
@@ -135,9 +139,8 @@ func (s *Server) webRoutes() {
 		return nil
 	})
 	s.handle("GET /contests/{cid}", func(rw http.ResponseWriter, r *http.Request) error {
-		err := s.Engine.Read(r.PathValue("cid"), func(*board.Board, int64) error { return nil })
 		status := http.StatusOK
-		if rankd.ErrorCode(err) == rankd.ENOTFOUND {
+		if !s.exists(r.PathValue("cid")) {
 			// The page itself says so, with a way back to the contests.
 			status = http.StatusNotFound
 		}
@@ -151,9 +154,8 @@ func (s *Server) webRoutes() {
 		return nil
 	})
 	s.handle("GET /admin/contests/{cid}", func(rw http.ResponseWriter, r *http.Request) error {
-		err := s.Engine.Read(r.PathValue("cid"), func(*board.Board, int64) error { return nil })
 		status := http.StatusOK
-		if rankd.ErrorCode(err) == rankd.ENOTFOUND {
+		if !s.exists(r.PathValue("cid")) {
 			status = http.StatusNotFound // the page says so, with a link to the contests
 		}
 		servePage(rw, r, w.admin, status)
@@ -179,6 +181,16 @@ func (s *Server) webRoutes() {
 	})
 }
 
+// exists reports whether a contest exists, without waiting for a commit in progress (see cached): the time
+// of a page says nothing of frozen judgements being committed.
+func (s *Server) exists(cid string) bool {
+	if _, ok := s.Engine.Public(cid); ok {
+		return true
+	}
+	err := s.Engine.Read(cid, func(*board.Board, int64) error { return nil })
+	return rankd.ErrorCode(err) != rankd.ENOTFOUND
+}
+
 // servePage writes a page: revalidated on every load (its ETag changes with the build), under a policy that
 // allows nothing from another host.
 func servePage(rw http.ResponseWriter, r *http.Request, p webPage, status int) {
@@ -186,6 +198,10 @@ func servePage(rw http.ResponseWriter, r *http.Request, p webPage, status int) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	if p.unframed {
+		h.Set("Content-Security-Policy", contentSecurityPolicy+"; frame-ancestors 'none'")
+		h.Set("X-Frame-Options", "DENY") // for browsers without frame-ancestors
+	}
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	if status == http.StatusOK {

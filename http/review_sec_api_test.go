@@ -1,0 +1,222 @@
+package http_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"rankd/engine"
+	"rankd/sqlite"
+)
+
+// A page of submissions far beyond the list, whatever its offset, is answered at once, and holds up
+// neither the board nor its commits.
+func TestSubmissionsHugeOffset(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, q := range []string{
+		"?offset=9223372036854775000",
+		"?offset=9223372036854775807&limit=1",
+		"?offset=9223372036854775743&limit=0",
+		"?offset=1000000000",
+	} {
+		t.Run(q, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, "GET", e.URL+"/api/v1/contests/c1/submissions"+q, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatalf("got %v, want an answer at once", err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || string(body) != "[]" {
+				t.Errorf("got %d %s, want 200 []", resp.StatusCode, body)
+			}
+		})
+	}
+}
+
+// What the public and another team read does not change when frozen submissions are judged: not the
+// past, the history, the exports, the reveal, the event feed, nor their ETags and lengths.
+func TestFrozenVerdictsLeakNowhere(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	t1 := e.MustTeamToken(t, "t1")
+	paths := []string{
+		"/api/v1/contests/c1/scoreboard?at=4:20:00", "/api/v1/contests/c1/scoreboard?at=4:29:00&limit=1",
+		"/api/v1/contests/c1/history", "/api/v1/contests/c1/history?teams=t2,t3",
+		"/api/v1/contests/c1/export?format=csv", "/api/v1/contests/c1/export?format=tsv",
+		"/api/v1/contests/c1/export?format=json", "/api/v1/contests/c1/reveal",
+		"/api/contests/c1/event-feed?stream=false", "/api/v1/contests/c1/scoreboard/teams/t3",
+		"/api/v1/contests/c1/submissions?team=t2", "/api/v1/contests/c1/problems",
+		"/api/contests/c1/organizations", "/api/v1/contests/c1/awards",
+	}
+	read := func(path, token string) string {
+		t.Helper()
+		r := e.Do(t, "GET", path, token, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s: got %d: %s", path, r.Status, r.Body)
+		}
+		return fmt.Sprintf("%s\nETag %s, Content-Length %s", r.Body, r.Header.Get("ETag"), r.Header.Get("Content-Length"))
+	}
+	before := map[string]string{}
+	for _, p := range paths {
+		for _, token := range []string{"", t1} {
+			before[token+p] = read(p, token)
+		}
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"judgements","data":{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}}`,
+		`{"type":"judgements","data":{"id":"j4","submission_id":"s4","judgement_type_id":"WA","start_contest_time":"4:21:00"}}`,
+		`{"type":"judgements","data":{"id":"j5","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:25:00"}}`,
+	}, "\n")+"\n", nil)
+	for _, p := range paths {
+		for _, token := range []string{"", t1} {
+			if got, want := read(p, token), before[token+p]; got != want {
+				t.Errorf("GET %s (token %q) changed after frozen verdicts:\ngot  %s\nwant %s", p, token, got, want)
+			}
+		}
+	}
+}
+
+// A team token exports the public standings, as it reads the public history: the export has no team view.
+// An export that fails is an error to read, not a download named as the file.
+func TestExportTeamTokenAndErrors(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	t1 := e.MustTeamToken(t, "t1")
+	for _, tc := range []struct {
+		path, token string
+		status      int
+		file        string
+	}{
+		{"/api/v1/contests/c1/export?format=csv", t1, http.StatusOK, `attachment; filename="c1-public.csv"`},
+		{"/api/v1/contests/c1/export?format=json", t1, http.StatusOK, `attachment; filename="c1-public.json"`},
+		{"/api/v1/contests/c1/export?format=csv&view=team", t1, http.StatusBadRequest, ""},
+		{"/api/v1/contests/nope/export?format=csv", "", http.StatusNotFound, ""},
+		{"/api/v1/contests/nope/export?format=json", "", http.StatusNotFound, ""},
+		{"/api/v1/contests/nope/export?format=xlsx", "", http.StatusNotFound, ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			r := e.Do(t, "GET", tc.path, tc.token, nil)
+			if r.Status != tc.status {
+				t.Fatalf("got status %d, want %d: %s", r.Status, tc.status, r.Body)
+			}
+			if got := r.Header.Get("Content-Disposition"); got != tc.file {
+				t.Errorf("Content-Disposition: got %q, want %q", got, tc.file)
+			}
+			if tc.status != http.StatusOK {
+				return
+			}
+			public := e.Do(t, "GET", tc.path, "", nil)
+			if string(r.Body) != string(public.Body) {
+				t.Errorf("got\n%s\nwant the public export\n%s", r.Body, public.Body)
+			}
+		})
+	}
+}
+
+// The public reads that need no board answer while a commit (of a frozen judgement) holds the board: their
+// time says nothing of it.
+func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
+	var store *blockingStore
+	env := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
+		store = &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
+		return store
+	}})
+	go func() { // let the contest's own commits through
+		for range 2 {
+			<-store.holding
+			store.hold <- struct{}{}
+		}
+	}()
+	env.MustContest(t)
+	paths := []string{"/api/contests", "/api/contests/c1", "/api/contests/c1/state", "/contests/c1", "/admin/contests/c1"}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
+	}()
+	<-store.holding // the frozen judgement's commit is under way, holding the board
+	for _, p := range paths {
+		read := make(chan int, 1)
+		go func() {
+			resp, err := http.Get(env.URL + p)
+			if err != nil {
+				read <- 0
+				return
+			}
+			resp.Body.Close()
+			read <- resp.StatusCode
+		}()
+		select {
+		case code := <-read:
+			if code != http.StatusOK {
+				t.Errorf("GET %s during a commit: got %d, want 200", p, code)
+			}
+		case <-time.After(2 * time.Second):
+			t.Errorf("GET %s waited for the commit", p)
+		}
+	}
+	store.hold <- struct{}{}
+	<-done
+}
+
+// The public big screen goes on while a commit (of a frozen judgement) holds the board: its frames come
+// from the cache, so neither its pings nor its frames wait, and their time says nothing of the commit.
+func TestBigScreenDoesNotWaitForCommits(t *testing.T) {
+	var store *blockingStore
+	env := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
+		store = &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
+		return store
+	}})
+	go func() { // let the contest's own commits through
+		for range 2 {
+			<-store.holding
+			store.hold <- struct{}{}
+		}
+	}()
+	env.MustContest(t)
+	next, _ := env.MustStream(t, "?top=2&throttle=100ms", nil)
+	if ev := nextFrame(next); ev.name != "retry" {
+		t.Fatalf("got %+v, want the retry hint", ev)
+	}
+	if ev := nextFrame(next); ev.name != "top" {
+		t.Fatalf("got %+v, want the top rows", ev)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
+	}()
+	<-store.holding // the frozen judgement's commit is under way, holding the board
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			store.hold <- struct{}{}
+			<-done
+		}
+	}
+	t.Cleanup(release)
+	begin := time.Now()
+	for range 5 { // pings every 50 ms, and frames looked for every 100 ms
+		if ev := next(); ev.name != ":" {
+			t.Fatalf("got %+v, want pings only: the public view did not change", ev)
+		}
+	}
+	if took := time.Since(begin); took > time.Second {
+		t.Errorf("5 pings took %v during the commit, want them on time", took)
+	}
+	release()
+}
