@@ -123,6 +123,7 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 
 	var ev rankd.Event
 	var oldRank int
+	made := false // the step was made before: a retry
 	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
 		done, next, _ := b.Reveal()
 		n := req.Step
@@ -133,6 +134,7 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 		switch {
 		case n <= done:
 			cell, _ = b.RevealStep(n)
+			made = true
 		case n > done+1:
 			return rankd.Errorf(rankd.ECONFLICT, "reveal step %d before step %d", n, done+1)
 		default:
@@ -154,16 +156,22 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 
-	resp, err := s.submit(r, cid, []rankd.Event{ev})
-	if err != nil {
-		return err
-	}
-	res := resp.Results[0]
-	if res.Status == engine.StatusRejected {
-		return &rankd.Error{Code: res.Code, Message: res.Message}
+	// A retry is answered as a duplicate without storing anything: made again now, the step would be a new
+	// version of it (another time), stored and sent to the event feed again.
+	duplicate := made
+	if !made {
+		resp, err := s.submit(r, cid, []rankd.Event{ev})
+		if err != nil {
+			return err
+		}
+		res := resp.Results[0]
+		if res.Status == engine.StatusRejected {
+			return &rankd.Error{Code: res.Code, Message: res.Message}
+		}
+		duplicate = res.Status == engine.StatusDuplicate
 	}
 	out := revealStepJSON{Revealed: revealCellJSON{TeamID: ev.Reveal.TeamID, ProblemID: ev.Reveal.ProblemID},
-		OldRank: oldRank, Duplicate: res.Status == engine.StatusDuplicate}
+		OldRank: oldRank, Duplicate: duplicate}
 	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
 		out.revealJSON = revealState(b, cid, true)
 		row, err := b.Row(rankd.PublicView, ev.Reveal.TeamID)

@@ -107,11 +107,17 @@ func TestRevealEndpoints(t *testing.T) {
 		t.Errorf("a fourth step: got %d, want 409: %s", r.Status, r.Body)
 	}
 
-	// A retry naming its step is a duplicate; a step beyond the next is refused.
+	// A retry naming its step, even later, is a duplicate, and stores nothing; a step beyond the next is
+	// refused.
+	e.now = contestStart.Add(6*time.Hour + time.Minute)
 	var again revealStep
 	e.MustDo(t, http.StatusOK, "POST", next, adminToken, map[string]int{"step": 2}, &again)
 	if !again.Duplicate || again.Revealed.TeamID != "t2" || again.Step != 3 {
 		t.Errorf("step 2 again: got %+v, want a duplicate of t2's B", again)
+	}
+	feed := e.Do(t, "GET", "/api/contests/c1/event-feed?stream=false", judgeToken, nil)
+	if n := strings.Count(string(feed.Body), `"type":"reveal"`); feed.Status != http.StatusOK || n != 3 {
+		t.Errorf("the log after a retry: got %d (status %d) reveal lines, want 3", n, feed.Status)
 	}
 	if r := e.Do(t, "POST", next, adminToken, map[string]int{"step": 5}); r.Status != http.StatusConflict {
 		t.Errorf("step 5 after step 3: got %d, want 409", r.Status)
