@@ -80,8 +80,11 @@ type Engine struct {
 	mu       sync.RWMutex
 	contests map[string]*contest
 	closed   bool
-	ready    atomic.Bool
-	wg       sync.WaitGroup
+	// closing is closed by Close: requests waiting for room in a full queue give up, rather than hold Close
+	// up for as long as a hanging store holds the queue.
+	closing chan struct{}
+	ready   atomic.Bool
+	wg      sync.WaitGroup
 	// background is cancelled by Close: it stops the checkpoints taken behind the committers, which Close
 	// takes anew from the boards.
 	background     context.Context
@@ -98,6 +101,7 @@ func New(store Store, metrics *Metrics) *Engine {
 		store:           store,
 		metrics:         metrics,
 		contests:        make(map[string]*contest),
+		closing:         make(chan struct{}),
 	}
 	e.background, e.stopBackground = context.WithCancel(context.Background())
 	if metrics != nil {
@@ -153,6 +157,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		return nil
 	}
 	e.closed = true
+	close(e.closing)
 	e.ready.Store(false)
 	all := make([]*contest, 0, len(e.contests))
 	for _, c := range e.contests {
@@ -211,6 +216,9 @@ type contest struct {
 	public atomic.Pointer[Public]
 
 	proj projectorState
+
+	// gauges are the board's metrics as last read (see Metrics.Collect).
+	gauges atomic.Pointer[gauges]
 }
 
 // Public is what anyone may know of a contest's board at a moment: the public view's sequence number and
@@ -515,7 +523,9 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	}
 	var results []rankd.AppendResult
 	var err error
-	if shared, ok := e.store.(SharedLog); ok && e.Shared {
+	// A log that can say what others appended is asked even when nobody else should append (a server
+	// that lost its hold of the database, and another that took it meanwhile): the board stays the log's.
+	if shared, ok := e.store.(SharedLog); ok {
 		results, err = shared.AppendAfter(ctx, c.id, c.pos, func(tail []rankd.LogEntry) error {
 			return e.applyTail(c, tail)
 		}, entries, accept)
@@ -810,6 +820,8 @@ func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
 	select {
 	case c.queue <- req:
 		return nil
+	case <-e.closing:
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
 	case <-ctx.Done():
 		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is busy: %w", ctx.Err())
 	}

@@ -1,10 +1,12 @@
 package engine
 
 import (
-	"rankd"
+	"context"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"rankd"
 )
 
 // Metrics are the engine's Prometheus metrics. A nil *Metrics records nothing.
@@ -75,24 +77,59 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- m.boardSeq
 }
 
-// Collect implements prometheus.Collector: it reads each board's sizes under its lock.
+// Collect implements prometheus.Collector: it reads each board's sizes under its lock, waiting for it at
+// most gaugeWait; a board whose lock a commit holds longer (a store that hangs) is reported as last read,
+// so that a scrape does not hang with the store.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	if m.contestsFor == nil {
 		return
 	}
-	for _, c := range m.contestsFor() {
-		c.mu.RLock()
-		st := c.board.Stats()
-		teams := len(c.board.Teams())
-		pos := c.pos
-		pub, jury := c.board.Seq(rankd.PublicView), c.board.Seq(rankd.JuryView)
-		c.mu.RUnlock()
-		ch <- prometheus.MustNewConstMetric(m.boardTeams, prometheus.GaugeValue, float64(teams), c.id)
-		ch <- prometheus.MustNewConstMetric(m.boardSubs, prometheus.GaugeValue, float64(st.Submissions), c.id)
-		ch <- prometheus.MustNewConstMetric(m.boardPos, prometheus.GaugeValue, float64(pos), c.id)
-		ch <- prometheus.MustNewConstMetric(m.boardSeq, prometheus.GaugeValue, float64(pub), c.id, "public")
-		ch <- prometheus.MustNewConstMetric(m.boardSeq, prometheus.GaugeValue, float64(jury), c.id, "jury")
+	all := m.contestsFor()
+	reads := make([]<-chan *gauges, len(all))
+	for i, c := range all {
+		reads[i] = c.readGauges()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), gaugeWait)
+	defer cancel()
+	for i, c := range all {
+		var g *gauges
+		select {
+		case g = <-reads[i]:
+		case <-ctx.Done():
+			if g = c.gauges.Load(); g == nil {
+				continue // never read yet
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(m.boardTeams, prometheus.GaugeValue, float64(g.teams), c.id)
+		ch <- prometheus.MustNewConstMetric(m.boardSubs, prometheus.GaugeValue, float64(g.submissions), c.id)
+		ch <- prometheus.MustNewConstMetric(m.boardPos, prometheus.GaugeValue, float64(g.pos), c.id)
+		ch <- prometheus.MustNewConstMetric(m.boardSeq, prometheus.GaugeValue, float64(g.public), c.id, "public")
+		ch <- prometheus.MustNewConstMetric(m.boardSeq, prometheus.GaugeValue, float64(g.jury), c.id, "jury")
+	}
+}
+
+// gaugeWait bounds how long a scrape waits for the lock of a contest's board.
+const gaugeWait = time.Second
+
+// gauges are what the metrics report of a contest's board.
+type gauges struct {
+	teams, submissions int
+	pos                int64
+	public, jury       uint64
+}
+
+// readGauges reads c's gauges under its lock, on a goroutine of its own, and keeps them as the last read.
+func (c *contest) readGauges() <-chan *gauges {
+	read := make(chan *gauges, 1)
+	go func() {
+		c.mu.RLock()
+		g := &gauges{teams: len(c.board.Teams()), submissions: c.board.Stats().Submissions, pos: c.pos,
+			public: c.board.Seq(rankd.PublicView), jury: c.board.Seq(rankd.JuryView)}
+		c.mu.RUnlock()
+		c.gauges.Store(g)
+		read <- g
+	}()
+	return read
 }
 
 func (m *Metrics) observeApply(d time.Duration) {

@@ -67,9 +67,17 @@ func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, ta
 		return nil, fail(ctx, "append", err)
 	}
 	defer rollback(ctx, tx)
-	a := appendCall{ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results, after: after}
+	a := appendCall{ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results, after: after, held: true}
+	a.pid, a.exclusive = db.exclusivePID()
 	if err := a.lookup(); err != nil {
 		return nil, fail(ctx, "append", err)
+	}
+	if !a.held {
+		// The lock went with a lost session: take it again before storing anything, unless another server
+		// holds it now.
+		if err := db.relock(ctx, a.pid); err != nil {
+			return nil, err
+		}
 	}
 	if tail != nil && len(a.tail) > 0 {
 		if err := tail(a.tail); err != nil {
@@ -123,6 +131,11 @@ type appendCall struct {
 	keep    []int // the entries to store, in order
 	after   int64 // the caller's position: the entries after it are read into tail; < 0: none
 	tail    []rankd.LogEntry
+	// exclusive says that the store holds the lock of HoldExclusive, in server process pid; lookup sets held
+	// to whether that process still holds it.
+	exclusive bool
+	pid       uint32
+	held      bool
 }
 
 // lockQuery locks a contest's row and returns its key and the log's last position. In a batch, the queries
@@ -234,6 +247,9 @@ func (a *appendCall) lookup() error {
 				return nil
 			})
 		})
+	}
+	if a.exclusive {
+		b.Queue(heldQuery, exclusiveLock, a.pid).QueryRow(func(row pgx.Row) error { return row.Scan(&a.held) })
 	}
 	b.Queue(`SELECT clock_timestamp()`).QueryRow(func(row pgx.Row) error { return row.Scan(&a.stored) })
 	if err := a.tx.SendBatch(a.ctx, &b).Close(); err != nil {

@@ -24,6 +24,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,7 +45,15 @@ var (
 // DB is an open store: a pool of connections to one database. Its methods are safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	held *pgxpool.Conn // the connection holding the lock of HoldExclusive
+
+	mu sync.Mutex // guards exclusive, held and heldPID
+	// exclusive says that HoldExclusive took the lock; held is the session holding it (nil when it was
+	// lost and could not be taken again), heldPID its server process. A session can be lost (the server
+	// restarted, the line was cut, an idle connection was dropped), and the lock with it: Append checks
+	// that heldPID still holds it, and takes it again when it is free (see relock).
+	exclusive bool
+	held      *pgxpool.Conn
+	heldPID   uint32
 }
 
 // Open connects to the database at url (a PostgreSQL URL or key=value string as libpq takes it, e.g.
@@ -79,17 +88,27 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
 // Close closes the store's connections, waiting for those in use to be given back. Later calls fail.
 func (db *DB) Close() error {
-	if db.held != nil {
-		// Unlock first: the server ends a closed session's backend, and with it the lock, only some time
-		// after the client has gone, so a successor starting at once would find it still taken. The
-		// session is then closed, not given back to the pool, in case the unlock failed.
-		ctx := context.Background()
-		_, _ = db.held.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, exclusiveLock)
-		_ = db.held.Hijack().Close(ctx)
-		db.held = nil
-	}
+	db.mu.Lock()
+	db.release()
+	db.exclusive = false // an Append in flight does not take the lock again
+	db.mu.Unlock()
 	db.pool.Close()
 	return nil
+}
+
+// release gives up the lock of HoldExclusive, if db holds it; db.mu is held. It unlocks first: the server
+// ends a closed session's backend, and with it the lock, only some time after the client has gone, so a
+// successor starting at once would find it still taken. The session is then closed, not given back to the
+// pool, in case the unlock failed.
+func (db *DB) release() {
+	if db.held == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = db.held.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, exclusiveLock)
+	_ = db.held.Hijack().Close(ctx)
+	db.held, db.heldPID = nil, 0
 }
 
 // exclusiveLock is the first key of the advisory lock HoldExclusive takes (the second is the schema's).
@@ -97,8 +116,21 @@ const exclusiveLock = 0x72616e6c // "ranl"
 
 // HoldExclusive takes a lock of the database (of its schema) that one session at a time holds, until Close.
 // A server that keeps its boards in its own memory takes it, so that a second one over the same database,
-// whose boards would never see the first one's events, refuses to start (ECONFLICT).
+// whose boards would never see the first one's events, refuses to start (ECONFLICT). Should the session holding
+// it be lost, Append takes the lock again before it stores anything, and fails with ECONFLICT while another
+// server holds it.
 func (db *DB) HoldExclusive(ctx context.Context) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if err := db.lock(ctx); err != nil {
+		return err
+	}
+	db.exclusive = true
+	return nil
+}
+
+// lock takes the lock of HoldExclusive on a session of its own; db.mu is held.
+func (db *DB) lock(ctx context.Context) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fail(ctx, "hold the database", err)
@@ -112,8 +144,38 @@ func (db *DB) HoldExclusive(ctx context.Context) error {
 		}
 		return rankd.Errorf(rankd.ECONFLICT, "another rankd serves this database")
 	}
-	db.held = conn
+	db.held, db.heldPID = conn, conn.Conn().PgConn().PID()
 	return nil
+}
+
+// heldQuery reports whether the server process $2 holds the lock of HoldExclusive.
+const heldQuery = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1
+	AND objid = hashtext(current_schema())::oid AND objsubid = 2 AND pid = $2 AND granted)`
+
+// exclusivePID returns the server process that holds the lock of HoldExclusive for db (0 when none does
+// since it was lost), and whether db took the lock.
+func (db *DB) exclusivePID() (uint32, bool) {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.heldPID, db.exclusive
+}
+
+// relock takes the lock of HoldExclusive again after Append found that process pid no longer holds it: its
+// session was lost. Another server that took it meanwhile: ECONFLICT.
+func (db *DB) relock(ctx context.Context, pid uint32) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	switch {
+	case !db.exclusive:
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the store is closed")
+	case db.heldPID != pid:
+		return nil // taken again by a call meanwhile
+	}
+	if db.held != nil {
+		_ = db.held.Hijack().Close(ctx) // lost: nothing to unlock
+		db.held, db.heldPID = nil, 0
+	}
+	return db.lock(ctx)
 }
 
 // fail wraps err, the failure of operation op, for the caller. When ctx is done, its error is the cause, so
