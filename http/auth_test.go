@@ -211,18 +211,19 @@ func TestHiddenTeamsDoNotExistToThePublic(t *testing.T) {
 			t.Errorf("token %q: got %+v and %d teams, want %d", tt.token, list, one.Teams, tt.want)
 		}
 	}
-	// An organization only a hidden team belongs to is the jury's to know of.
+	// An organization only a hidden team belongs to is the jury view's to know of; the view is chosen as for
+	// the teams (a jury token asking for the public view gets the public's).
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/organizations", adminToken, `{"id":"secret-org","name":"Secret"}`, nil)
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken,
 		`{"id":"t4","name":"Delta","group_ids":["g1"],"organization_id":"secret-org","hidden":true}`, nil)
 	for _, tt := range []struct {
-		token string
-		want  bool
-	}{{"", false}, {adminToken, true}} {
+		token, query string
+		want         bool
+	}{{"", "", false}, {adminToken, "?view=jury", true}, {adminToken, "?view=public", false}, {adminToken, "", false}} {
 		var orgs []struct{ ID string }
-		e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/organizations", tt.token, nil, &orgs)
+		e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/organizations"+tt.query, tt.token, nil, &orgs)
 		if got := slices.ContainsFunc(orgs, func(o struct{ ID string }) bool { return o.ID == "secret-org" }); got != tt.want {
-			t.Errorf("token %q: the hidden team's organization listed %t, want %t", tt.token, got, tt.want)
+			t.Errorf("token %q%s: the hidden team's organization listed %t, want %t", tt.token, tt.query, got, tt.want)
 		}
 	}
 	for _, id := range []string{"t4", "nope"} {

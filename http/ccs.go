@@ -320,16 +320,9 @@ type ccsOrganizationJSON struct {
 
 func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	t, err := s.Auth.identify(r)
+	v, err := s.viewFor(r, cid) // as the teams': a display mirroring the public board asks for view=public
 	if err != nil {
 		return err
-	}
-	v := rankd.PublicView
-	if t.Jury() {
-		v = rankd.JuryView
-		w.Header().Set("Cache-Control", "private, no-cache")
-	} else if t.Role == rankd.RoleTeam && t.ContestID == cid {
-		v = rankd.TeamView(t.TeamID)
 	}
 	return s.writeRead(w, cid, func(b *board.Board) any {
 		// The organizations of the teams the view lists: one that only hidden teams belong to is not the
