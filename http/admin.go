@@ -121,9 +121,10 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 func defaultJudgementTypeLines() [][]byte {
 	var lines [][]byte
 	for _, jt := range rankd.DefaultJudgementTypes() {
-		// A judgement type of ours always encodes.
+		// A judgement type of ours always encodes. Without its newline: the lines are joined with one, and a
+		// blank line between them would make the answer's item numbers skip.
 		line, _ := ccs.AppendEvent(nil, rankd.Event{Type: rankd.EventJudgementType, ID: jt.ID, JudgementType: &jt})
-		lines = append(lines, line)
+		lines = append(lines, bytes.TrimSuffix(line, []byte{'\n'}))
 	}
 	return lines
 }

@@ -164,3 +164,23 @@ func TestCreateContestFromIndentedJSON(t *testing.T) {
 		t.Errorf("got %+v, want every object accepted", res)
 	}
 }
+
+// The answer to a contest created without judgement types (the defaults are added) numbers its items 1, 2,
+// 3, ... with none missing.
+func TestCreateContestItemsInOrder(t *testing.T) {
+	e := MustOpen(t)
+	c := testContest()
+	delete(c, "judgement_types")
+	var res struct {
+		Results []struct{ Item int }
+	}
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, c, &res)
+	for i, r := range res.Results {
+		if r.Item != i+1 {
+			t.Fatalf("result %d: got item %d, want %d", i, r.Item, i+1)
+		}
+	}
+	if len(res.Results) < 7 {
+		t.Errorf("got %d results, want every object's", len(res.Results))
+	}
+}
