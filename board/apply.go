@@ -309,14 +309,30 @@ func (b *Board) group(id string) int {
 }
 
 func (b *Board) applyOrganization(ev *rankd.Event) error {
-	if ev.Delete {
-		delete(b.orgs, ev.ID)
+	id := ev.ID
+	if !ev.Delete {
+		if id = ev.Organization.ID; id == "" {
+			return rankd.Errorf(rankd.EINVALID, "organization: id is required")
+		}
+	}
+	old, had := b.orgs[id]
+	switch {
+	case ev.Delete && !had, !ev.Delete && had && old == *ev.Organization:
 		return nil
+	case ev.Delete:
+		delete(b.orgs, id)
+	default:
+		b.orgs[id] = *ev.Organization
 	}
-	if ev.Organization.ID == "" {
-		return rankd.Errorf(rankd.EINVALID, "organization: id is required")
+	// Rows show their team's organization: its teams' rows changed, and with them the views' sequences (a
+	// page or an ETag of the previous sequence would show the old name).
+	for t := range b.teams {
+		if tm := &b.teams[t]; tm.defined && tm.info.OrganizationID == id {
+			for v := range b.views {
+				b.mark(v, int32(t))
+			}
+		}
 	}
-	b.orgs[ev.Organization.ID] = *ev.Organization
 	return nil
 }
 

@@ -43,3 +43,31 @@ func TestNaNScoreRefused(t *testing.T) {
 		}
 	}
 }
+
+// A renamed organization changes the rows of its teams: the views' sequences move, as for a renamed team.
+func TestOrganizationRenameMovesTheViews(t *testing.T) {
+	org := func(name string) rankd.Event {
+		return rankd.Event{Type: rankd.EventOrganization, ID: "o1", Organization: &rankd.Organization{ID: "o1", Name: name}}
+	}
+	team := teamEv("t1", "One")
+	team.Team.OrganizationID = "o1"
+	b := MustBoard(t, []rankd.Event{icpc()}, verdicts(), []rankd.Event{problemEv("A", 1), org("Old U"), team})
+	for _, tc := range []struct {
+		name string
+		ev   rankd.Event
+		move bool
+	}{
+		{"renamed", org("New U"), true},
+		{"the same again", org("New U"), false},
+		{"deleted", rankd.Event{Type: rankd.EventOrganization, ID: "o1", Delete: true}, true},
+	} {
+		before := [2]uint64{b.Seq(rankd.PublicView), b.Seq(rankd.JuryView)}
+		if _, err := b.Apply(&tc.ev); err != nil {
+			t.Fatal(err)
+		}
+		after := [2]uint64{b.Seq(rankd.PublicView), b.Seq(rankd.JuryView)}
+		if moved := after[0] > before[0] && after[1] > before[1]; moved != tc.move || (!tc.move && after != before) {
+			t.Errorf("%s: got sequences %v then %v, want moved %v", tc.name, before, after, tc.move)
+		}
+	}
+}
