@@ -26,11 +26,7 @@ func TestTeamViewsMatchModel(t *testing.T) {
 		t.Run(rules.String(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				g := drawLog(t, logOpts{rules: rules, hidden: true, bans: true, teams: true, states: true, rejudges: true})
-				t.Logf("log:\n%s", logString(g))
-				b := newBoard(t, g)
-				for i := range g.entries {
-					apply(t, "board", b, &g.entries[i])
-				}
+				b := appliedBoard(t, g)
 				checkTeamViews(t, &g.contest, b)
 			})
 		})
@@ -91,11 +87,7 @@ func checkTeamViews(t *rapid.T, c *rankd.Contest, b *board.Board) {
 func TestCTFMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := drawLog(t, logOpts{rules: rankd.CTF, numericIDs: true, bad: true, rejudges: true})
-		t.Logf("log:\n%s", logString(g))
-		b := newBoard(t, g)
-		for i := range g.entries {
-			apply(t, "board", b, &g.entries[i])
-		}
+		b := appliedBoard(t, g)
 		var problems []rankd.Problem
 		for _, ev := range g.setup {
 			if ev.Problem != nil {

@@ -374,6 +374,16 @@ func newBoard(f fataler, g *genLog) *board.Board {
 	return b
 }
 
+// appliedBoard returns a board with the whole of the log applied, which the test's log shows.
+func appliedBoard(t *rapid.T, g *genLog) *board.Board {
+	t.Logf("log:\n%s", logString(g))
+	b := newBoard(t, g)
+	for i := range g.entries {
+		apply(t, "board", b, &g.entries[i])
+	}
+	return b
+}
+
 // apply applies an entry, failing when the board refuses a valid event or accepts a bad one.
 func apply(f fataler, what string, b *board.Board, e *logEntry) (*board.Change, error) {
 	ch, err := b.Apply(&e.ev)
@@ -927,11 +937,7 @@ func naiveICPC(f fataler, g *genLog, hideFrom time.Duration) []naiveRow {
 func TestICPCMatchesNaiveModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := drawLog(t, logOpts{rules: rankd.ICPC, numericIDs: true, bad: true, rejudges: true})
-		t.Logf("log:\n%s", logString(g))
-		b := newBoard(t, g)
-		for i := range g.entries {
-			apply(t, "board", b, &g.entries[i])
-		}
+		b := appliedBoard(t, g)
 		for _, v := range []struct {
 			view     rankd.View
 			hideFrom time.Duration
