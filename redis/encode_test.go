@@ -213,12 +213,12 @@ func FuzzEncode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, rules uint8, tie bool, duration, a1, a2, a3, b1, b2, b3 uint64) {
 		c := rankd.Contest{ID: "fuzz", Rules: rankd.Rules(rules % 4), TieByTime: tie}
 		var a, b rankd.Row
-		switch {
-		case c.Rules == rankd.ICPC:
+		switch c.Rules {
+		case rankd.ICPC:
 			c.Duration = time.Duration(1+duration%redis.MaxMinute) * time.Minute
 			a = icpcTotals(int(a1%(redis.MaxSolved+1)), int64(a2%(redis.MaxPenalty+1)), time.Duration(a3%uint64(c.Duration)))
 			b = icpcTotals(int(b1%(redis.MaxSolved+1)), int64(b2%(redis.MaxPenalty+1)), time.Duration(b3%uint64(c.Duration)))
-		case c.Rules == rankd.CTF:
+		case rankd.CTF:
 			c.Duration = time.Duration(1+duration%(1<<40)) * time.Millisecond
 			// Scores that fit beside the time.
 			most := uint64(1)<<(53-bitLen(uint64(c.Duration.Milliseconds()))) - 1
