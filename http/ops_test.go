@@ -120,11 +120,12 @@ func (s *blockingStore) Append(ctx context.Context, contestID string, entries []
 	return s.DB.Append(ctx, contestID, entries, accept)
 }
 
-// A public page already rendered is served while a commit is in progress: a public reader never waits
-// for the board, so the time of its answer says nothing of frozen judgements being committed.
-func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
+// MustOpenHolding opens a server over a store that holds each append until the test lets it go, with the
+// test contest defined (its own appends let through).
+func MustOpenHolding(tb testing.TB) (*env, *blockingStore) {
+	tb.Helper()
 	var store *blockingStore
-	env := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
+	env := MustOpenWith(tb, options{wrap: func(db *sqlite.DB) engine.Store {
 		store = &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
 		return store
 	}})
@@ -134,7 +135,14 @@ func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
 			store.hold <- struct{}{}
 		}
 	}()
-	env.MustContest(t)
+	env.MustContest(tb)
+	return env, store
+}
+
+// A public page already rendered is served while a commit is in progress: a public reader never waits
+// for the board, so the time of its answer says nothing of frozen judgements being committed.
+func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
+	env, store := MustOpenHolding(t)
 	env.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, nil) // rendered, cached
 
 	done := make(chan struct{})

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"rankd/engine"
-	"rankd/sqlite"
 )
 
 // A page of submissions far beyond the list, whatever its offset, is answered at once, and holds up
@@ -127,18 +124,7 @@ func TestExportTeamTokenAndErrors(t *testing.T) {
 // The public reads that need no board answer while a commit (of a frozen judgement) holds the board: their
 // time says nothing of it.
 func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
-	var store *blockingStore
-	env := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
-		store = &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
-		return store
-	}})
-	go func() { // let the contest's own commits through
-		for range 2 {
-			<-store.holding
-			store.hold <- struct{}{}
-		}
-	}()
-	env.MustContest(t)
+	env, store := MustOpenHolding(t)
 	paths := []string{"/api/contests", "/api/contests/c1", "/api/contests/c1/state", "/contests/c1", "/admin/contests/c1"}
 	done := make(chan struct{})
 	go func() {
@@ -174,18 +160,7 @@ func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
 // The public big screen goes on while a commit (of a frozen judgement) holds the board: its frames come
 // from the cache, so neither its pings nor its frames wait, and their time says nothing of the commit.
 func TestBigScreenDoesNotWaitForCommits(t *testing.T) {
-	var store *blockingStore
-	env := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
-		store = &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
-		return store
-	}})
-	go func() { // let the contest's own commits through
-		for range 2 {
-			<-store.holding
-			store.hold <- struct{}{}
-		}
-	}()
-	env.MustContest(t)
+	env, store := MustOpenHolding(t)
 	next, _ := env.MustStream(t, "?top=2&throttle=100ms", nil)
 	if ev := nextFrame(next); ev.name != "retry" {
 		t.Fatalf("got %+v, want the retry hint", ev)
