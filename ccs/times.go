@@ -14,8 +14,9 @@ const absLayout = "2006-01-02T15:04:05.000Z07:00"
 // maxRelHours bounds the hours of a relative time so that the result fits a time.Duration (about 2.56M hours).
 const maxRelHours = 2_000_000
 
-// FormatRelTime formats d as a CCS relative time "H:MM:SS.mmm", with a leading "-" when negative. Digits
-// below the millisecond are dropped (toward zero), as the format has none.
+// FormatRelTime formats d as a CCS relative time "H:MM:SS.mmm", with a leading "-" when negative. The format
+// has no digits below the millisecond: d is rounded down to one, as the board counts times, so that a time
+// read back counts as it did (a submission 0.3 ms before the start stays before it).
 func FormatRelTime(d time.Duration) string { return string(appendRelTime(nil, d)) }
 
 // appendRelTime appends FormatRelTime(d) to b without allocating.
@@ -25,6 +26,9 @@ func appendRelTime(b []byte, d time.Duration) []byte {
 		u = -u // two's complement: exact even for math.MinInt64
 	}
 	ms := u / uint64(time.Millisecond)
+	if d < 0 && u%uint64(time.Millisecond) != 0 {
+		ms++ // down, away from zero
+	}
 	if d < 0 && ms > 0 {
 		b = append(b, '-')
 	}

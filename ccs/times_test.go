@@ -55,13 +55,26 @@ func TestFormatRelTime(t *testing.T) {
 		{125 * time.Hour, "125:00:00.000"},
 		{-(6*time.Minute + 13*time.Second + 697*time.Millisecond), "-0:06:13.697"},
 		{time.Second + 999999, "0:00:01.000"},      // below the millisecond is dropped
-		{-1500 * time.Microsecond, "-0:00:00.001"}, // toward zero
-		{-500 * time.Microsecond, "0:00:00.000"},   // no "-0"
-		{math.MinInt64, "-2562047:47:16.854"},
+		{-1500 * time.Microsecond, "-0:00:00.002"}, // down, as the board counts a time
+		{-500 * time.Microsecond, "-0:00:00.001"},  // still before the start
+		{math.MinInt64, "-2562047:47:16.855"},
 		{math.MaxInt64, "2562047:47:16.854"},
 	} {
 		if got := ccs.FormatRelTime(tc.in); got != tc.want {
 			t.Errorf("FormatRelTime(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// Any time reads back as the same millisecond, counted down as the board counts it.
+	floorMS := func(d time.Duration) time.Duration {
+		m := d / time.Millisecond
+		if d%time.Millisecond < 0 {
+			m--
+		}
+		return m * time.Millisecond
+	}
+	for _, d := range []time.Duration{-300 * time.Microsecond, -1, 1, 999999, -999999, -1000001, 4*time.Hour + 1} {
+		if got, err := ccs.ParseRelTime(ccs.FormatRelTime(d)); err != nil || got != floorMS(d) {
+			t.Errorf("ParseRelTime(FormatRelTime(%v)) = %v, %v; want %v", d, got, err, floorMS(d))
 		}
 	}
 	// Whole milliseconds within the accepted range read back as they were.
