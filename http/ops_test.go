@@ -120,6 +120,27 @@ func (s *blockingStore) Append(ctx context.Context, contestID string, entries []
 	return s.DB.Append(ctx, contestID, entries, accept)
 }
 
+// getWithin GETs url and returns its status (0 when the request failed), or false when no answer came
+// within d.
+func getWithin(url string, d time.Duration) (int, bool) {
+	read := make(chan int, 1)
+	go func() {
+		resp, err := http.Get(url)
+		if err != nil {
+			read <- 0
+			return
+		}
+		resp.Body.Close()
+		read <- resp.StatusCode
+	}()
+	select {
+	case code := <-read:
+		return code, true
+	case <-time.After(d):
+		return 0, false
+	}
+}
+
 // MustOpenHolding opens a server over a store that holds each append until the test lets it go, with the
 // test contest defined (its own appends let through).
 func MustOpenHolding(tb testing.TB) (*env, *blockingStore) {
@@ -152,23 +173,10 @@ func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
 			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
 	}()
 	<-store.holding // the frozen judgement's commit is under way, holding the board
-	read := make(chan int, 1)
-	go func() {
-		resp, err := http.Get(env.URL + "/api/v1/contests/c1/scoreboard")
-		if err != nil {
-			read <- 0
-			return
-		}
-		resp.Body.Close()
-		read <- resp.StatusCode
-	}()
-	select {
-	case code := <-read:
-		if code != http.StatusOK {
-			t.Errorf("public page during a commit: got %d, want 200", code)
-		}
-	case <-time.After(2 * time.Second):
+	if code, ok := getWithin(env.URL+"/api/v1/contests/c1/scoreboard", 2*time.Second); !ok {
 		t.Error("the public page waited for the commit")
+	} else if code != http.StatusOK {
+		t.Errorf("public page during a commit: got %d, want 200", code)
 	}
 	store.hold <- struct{}{}
 	<-done

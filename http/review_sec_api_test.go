@@ -134,23 +134,10 @@ func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
 	}()
 	<-store.holding // the frozen judgement's commit is under way, holding the board
 	for _, p := range paths {
-		read := make(chan int, 1)
-		go func() {
-			resp, err := http.Get(env.URL + p)
-			if err != nil {
-				read <- 0
-				return
-			}
-			resp.Body.Close()
-			read <- resp.StatusCode
-		}()
-		select {
-		case code := <-read:
-			if code != http.StatusOK {
-				t.Errorf("GET %s during a commit: got %d, want 200", p, code)
-			}
-		case <-time.After(2 * time.Second):
+		if code, ok := getWithin(env.URL+p, 2*time.Second); !ok {
 			t.Errorf("GET %s waited for the commit", p)
+		} else if code != http.StatusOK {
+			t.Errorf("GET %s during a commit: got %d, want 200", p, code)
 		}
 	}
 	store.hold <- struct{}{}

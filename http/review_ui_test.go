@@ -20,10 +20,10 @@ import (
 // The web pages on contests the other browser tests do not make: hidden groups in the admin console, a
 // contest without problems or teams.
 
-// A team in a hidden group keeps its group when the console edits it, and the console knows the group:
-// the jury's contest has it, the public one does not.
-func TestBrowserReviewUIAdminHiddenGroup(t *testing.T) {
-	e := MustOpen(t)
+// MustHiddenGroupContest creates contest c1 with a group of universities (t1 Alpha in it) and a hidden group
+// of observers (t9 Guest in it).
+func (e *env) MustHiddenGroupContest(tb testing.TB) {
+	tb.Helper()
 	c := testContest()
 	c["groups"] = []any{
 		map[string]any{"id": "g1", "name": "Universities"},
@@ -33,7 +33,14 @@ func TestBrowserReviewUIAdminHiddenGroup(t *testing.T) {
 		map[string]any{"id": "t1", "name": "Alpha", "group_ids": []string{"g1"}},
 		map[string]any{"id": "t9", "name": "Guest", "group_ids": []string{"obs"}},
 	}
-	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, c, nil)
+	e.MustDo(tb, http.StatusCreated, "POST", "/api/v1/contests", adminToken, c, nil)
+}
+
+// A team in a hidden group keeps its group when the console edits it, and the console knows the group:
+// the jury's contest has it, the public one does not.
+func TestBrowserReviewUIAdminHiddenGroup(t *testing.T) {
+	e := MustOpen(t)
+	e.MustHiddenGroupContest(t)
 	tb := adminTab(t, MustBrowser(t), e.URL)
 	tb.Go("/")
 	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
@@ -295,16 +302,7 @@ func TestBrowserReviewUIAdminRefreshKeepsFocus(t *testing.T) {
 // jury's token.
 func TestBrowserReviewUIJuryHiddenGroups(t *testing.T) {
 	e := MustOpen(t)
-	c := testContest()
-	c["groups"] = []any{
-		map[string]any{"id": "g1", "name": "Universities"},
-		map[string]any{"id": "obs", "name": "Observers", "hidden": true},
-	}
-	c["teams"] = []any{
-		map[string]any{"id": "t1", "name": "Alpha", "group_ids": []string{"g1"}},
-		map[string]any{"id": "t9", "name": "Guest", "group_ids": []string{"obs"}},
-	}
-	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, c, nil)
+	e.MustHiddenGroupContest(t)
 	tb := MustBrowser(t).Tab(t, e.URL)
 	tb.Go("/")
 	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.jury", "`+judgeToken+`")`)
