@@ -331,6 +331,9 @@ func (b *Board) computeRow(v int, t int32, own bool) rowAgg {
 			}
 		}
 	}
+	if b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI {
+		r.score = score.Round(r.score)
+	}
 	r.key = b.key(&r)
 	return r
 }

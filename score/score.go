@@ -181,6 +181,7 @@ func IOI(subs []Sub, w Window, n int, best []float64) Result {
 			}
 			total += best[k]
 		}
+		total = Round(total)
 		if len(s.Subtasks) == 0 && s.Score > total {
 			// Judged as a whole (no subtask scores given): it counts as a whole, not as nothing.
 			total = s.Score
@@ -192,3 +193,8 @@ func IOI(subs []Sub, w Window, n int, best []float64) Result {
 	r.Solved = r.Score > 0
 	return r
 }
+
+// Round rounds a sum of scores to the millionth of a point. Sums of float64 scores that are equal in decimal
+// can differ in their last bit (0.1 + 0.2 against 0.3); the rules want equal totals to share a rank, so every
+// sum is rounded before it is compared or shown. No contest scores finer than a millionth of a point.
+func Round(sum float64) float64 { return math.Round(sum*1e6) / 1e6 }
