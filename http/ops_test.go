@@ -2,10 +2,13 @@ package http_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,4 +183,73 @@ func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
 	}
 	store.hold <- struct{}{}
 	<-done
+}
+
+// unreachableStore is a store that can be cut off: appends and the reads that rebuild a board fail.
+type unreachableStore struct {
+	*sqlite.DB
+	down atomic.Bool
+}
+
+var errUnreachable = errors.New("connection refused")
+
+func (s *unreachableStore) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
+	if s.down.Load() {
+		return nil, errUnreachable
+	}
+	return s.DB.Append(ctx, contestID, entries, accept)
+}
+
+func (s *unreachableStore) Replay(ctx context.Context, contestID string, after int64, fn func(*rankd.LogEntry) error) error {
+	if s.down.Load() {
+		return errUnreachable
+	}
+	return s.DB.Replay(ctx, contestID, after, fn)
+}
+
+func (s *unreachableStore) LatestCheckpoint(ctx context.Context, contestID string) (rankd.Checkpoint, error) {
+	if s.down.Load() {
+		return rankd.Checkpoint{}, errUnreachable
+	}
+	return s.DB.LatestCheckpoint(ctx, contestID)
+}
+
+// A contest whose board waits to be rebuilt from the log (a commit failed while the store was unreachable)
+// answers 503 itself, but the list of contests still lists the others.
+func TestContestListWithAContestBeingRebuilt(t *testing.T) {
+	var store *unreachableStore
+	e := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store {
+		store = &unreachableStore{DB: db}
+		return store
+	}})
+	e.MustContest(t)
+	second := testContest()
+	second["contest"].(map[string]any)["id"] = "c2"
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, second, nil)
+
+	store.down.Store(true)
+	sub := `{"id":"s9","team_id":"t1","problem_id":"A","contest_time":"0:40:00"}`
+	e.MustDo(t, http.StatusServiceUnavailable, "POST", "/api/v1/contests/c2/submissions", judgeToken, sub, nil)
+	e.MustDo(t, http.StatusServiceUnavailable, "GET", "/api/v1/contests/c2", "", nil, nil)
+	ids := func() []string {
+		var list []struct{ ID string }
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests", "", nil, &list)
+		var ids []string
+		for _, c := range list {
+			ids = append(ids, c.ID)
+		}
+		return ids
+	}
+	if got := ids(); !slices.Equal(got, []string{"c1"}) {
+		t.Errorf("contests while c2 is rebuilt: got %v, want [c1]", got)
+	}
+
+	store.down.Store(false)
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Equal(ids(), []string{"c1", "c2"}) {
+		if time.Now().After(deadline) {
+			t.Fatalf("contests once the store is back: got %v, want [c1 c2]", ids())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
