@@ -145,8 +145,9 @@ type TokenStore interface {
 	SaveToken(ctx context.Context, t Token) error
 	// LookupToken returns the token with this secret; an error with code ENOTFOUND when there is none.
 	LookupToken(ctx context.Context, secret string) (Token, error)
-	// DeleteToken removes a token; removing a missing one is not an error.
-	DeleteToken(ctx context.Context, secret string) error
+	// DeleteTeamTokens removes every team token of a team of a contest and returns how many it removed
+	// (a leaked token is revoked so; the team then gets a new one).
+	DeleteTeamTokens(ctx context.Context, contestID, teamID string) (int, error)
 }
 
 // FinalStandings is one version of a contest's final standings: the boards built from its whole log at a

@@ -200,6 +200,21 @@ func (s *Server) issueTeamToken(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusCreated, map[string]string{"token": t.Secret, "contest_id": cid, "team_id": tid})
 }
 
+// revokeTeamTokens revokes every token issued for a team (a leaked one, say): requests with them are
+// refused from now on, and their live streams end at their next heartbeat. The team needs not exist any
+// more; the contest does.
+func (s *Server) revokeTeamTokens(w http.ResponseWriter, r *http.Request) error {
+	cid, tid := r.PathValue("cid"), r.PathValue("tid")
+	if _, _, _, err := s.contestNow(cid); err != nil {
+		return err
+	}
+	n, err := s.Store.DeleteTeamTokens(r.Context(), cid, tid)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "contest_id": cid, "team_id": tid})
+}
+
 // contestNow returns a contest's definition and state and how far into it now is.
 func (s *Server) contestNow(contestID string) (c rankd.Contest, st rankd.State, now time.Time, err error) {
 	err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {

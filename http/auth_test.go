@@ -29,6 +29,7 @@ func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
 		{"POST", "/api/v1/contests/c1/teams/t2/hide", false},
 		{"DELETE", "/api/v1/contests/c1/teams/t2/hide", false},
 		{"POST", "/api/v1/contests/c1/teams/t2/tokens", false},
+		{"DELETE", "/api/v1/contests/c1/teams/t2/tokens", false},
 		{"POST", "/api/v1/contests/c1/freeze", false},
 		{"POST", "/api/v1/contests/c1/thaw", false},
 		{"POST", "/api/v1/contests/c1/events", true},

@@ -153,6 +153,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/contests/{cid}/teams/{tid}/hide", s.admin(s.setHidden(true)))
 	s.handle("DELETE /api/v1/contests/{cid}/teams/{tid}/hide", s.admin(s.setHidden(false)))
 	s.handle("POST /api/v1/contests/{cid}/teams/{tid}/tokens", s.admin(s.issueTeamToken))
+	s.handle("DELETE /api/v1/contests/{cid}/teams/{tid}/tokens", s.admin(s.revokeTeamTokens))
 	s.handle("POST /api/v1/contests/{cid}/freeze", s.admin(s.freeze))
 	s.handle("POST /api/v1/contests/{cid}/thaw", s.admin(s.thaw))
 	s.handle("GET /api/v1/contests/{cid}/reveal", s.getReveal)

@@ -117,11 +117,28 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 				return nil
 			}
 		case <-heartbeat.C:
-			if !write([]byte(": ping\n\n")) {
+			if !s.stillAllows(r, cid, v) || !write([]byte(": ping\n\n")) {
 				return nil
 			}
 		}
 	}
+}
+
+// stillAllows reports whether the token of a stream's request still grants its view: a team's token revoked
+// while its stream is open ends the stream at the next heartbeat (the client's reconnection is refused). A
+// store that cannot answer now leaves the stream open.
+func (s *Server) stillAllows(r *http.Request, cid string, v rankd.View) bool {
+	if v.Kind != rankd.ViewTeam || r.Header.Get("Authorization") == "" {
+		return true // the public view needs nothing, and jury tokens are the server's configuration
+	}
+	got, err := s.viewFor(r, cid)
+	switch rankd.ErrorCode(err) {
+	case "":
+		return got == v
+	case rankd.EUNAUTHORIZED, rankd.EFORBIDDEN:
+		return false
+	}
+	return true
 }
 
 // topFrame is the body of a top event: the first rows of the view, whole.
@@ -176,7 +193,7 @@ func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *
 				return
 			}
 		case <-heartbeat.C:
-			if !write([]byte(": ping\n\n")) {
+			if !s.stillAllows(r, cid, v) || !write([]byte(": ping\n\n")) {
 				return
 			}
 		}

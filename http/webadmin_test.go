@@ -393,6 +393,17 @@ func TestBrowserAdmin(t *testing.T) {
 	tb.Shot("teams")
 	tb.Do(chromedp.Click(chromedp.ID("token-done")))
 
+	// Revoking the team's tokens, confirmed, makes the token useless; a cancelled revocation keeps it.
+	revoke := chromedp.Click(chromedp.CSS(`#team-list button[data-action="revoke"][data-team="t1"]`))
+	tb.Do(revoke)
+	tb.Confirm(false)
+	tb.WaitStatus("No token revoked: cancelled")
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/spring/scoreboard?view=team", token, nil, nil)
+	tb.Do(revoke)
+	tb.Confirm(true)
+	tb.WaitStatus("Revoked 1 token of")
+	e.MustDo(t, http.StatusUnauthorized, "GET", "/api/v1/contests/spring/scoreboard?view=team", token, nil, nil)
+
 	// Freeze and thaw by hand, each confirmed; a cancelled one changes nothing.
 	phase := func() string {
 		var c adminContest

@@ -63,10 +63,15 @@ func (db *DB) LookupToken(ctx context.Context, secret string) (rankd.Token, erro
 	return t, nil
 }
 
-// DeleteToken removes the token with this secret; removing a missing one is not an error.
-func (db *DB) DeleteToken(ctx context.Context, secret string) error {
-	if _, err := db.pool.Exec(ctx, `DELETE FROM tokens WHERE digest = $1`, digest(secret)); err != nil {
-		return fail(ctx, "delete token", err)
+// DeleteTeamTokens removes the team tokens of a team of a contest and returns how many there were.
+func (db *DB) DeleteTeamTokens(ctx context.Context, contestID, teamID string) (int, error) {
+	if !rankd.ValidText(contestID) || !rankd.ValidText(teamID) {
+		return 0, nil // no token holds such text, which PostgreSQL would refuse to compare
 	}
-	return nil
+	tag, err := db.pool.Exec(ctx, `DELETE FROM tokens WHERE role = $1 AND contest_id = $2 AND team_id = $3`,
+		string(rankd.RoleTeam), contestID, teamID)
+	if err != nil {
+		return 0, fail(ctx, "delete team tokens", err)
+	}
+	return int(tag.RowsAffected()), nil
 }

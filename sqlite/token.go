@@ -54,10 +54,16 @@ func (db *DB) LookupToken(ctx context.Context, secret string) (rankd.Token, erro
 	return t, nil
 }
 
-// DeleteToken removes the token with this secret; removing a missing one is not an error.
-func (db *DB) DeleteToken(ctx context.Context, secret string) error {
-	if _, err := db.write.ExecContext(ctx, `DELETE FROM tokens WHERE digest = ?`, digest(secret)); err != nil {
-		return fail(ctx, "delete token", err)
+// DeleteTeamTokens removes the team tokens of a team of a contest and returns how many there were.
+func (db *DB) DeleteTeamTokens(ctx context.Context, contestID, teamID string) (int, error) {
+	res, err := db.write.ExecContext(ctx, `DELETE FROM tokens WHERE role = ? AND contest_id = ? AND team_id = ?`,
+		string(rankd.RoleTeam), contestID, teamID)
+	if err != nil {
+		return 0, fail(ctx, "delete team tokens", err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fail(ctx, "delete team tokens", err)
+	}
+	return int(n), nil
 }

@@ -203,17 +203,34 @@ func testTokens(t *testing.T, s Store) {
 		t.Errorf("LookupToken after replacing: got %+v, %v; want %+v", got, err, replaced)
 	}
 
-	if err := s.DeleteToken(ctx, "team-secret"); err != nil {
-		t.Fatalf("DeleteToken: %v", err)
+	// A team's tokens go together; other teams', other contests' and other roles' stay.
+	more := []rankd.Token{
+		{Secret: "team-secret-2", Role: rankd.RoleTeam, ContestID: "c1", TeamID: "t1", Name: "team one again"},
+		{Secret: "other-team", Role: rankd.RoleTeam, ContestID: "c1", TeamID: "t2"},
+		{Secret: "other-contest", Role: rankd.RoleTeam, ContestID: "c2", TeamID: "t1"},
 	}
-	if _, err := s.LookupToken(ctx, "team-secret"); rankd.ErrorCode(err) != rankd.ENOTFOUND {
-		t.Errorf("LookupToken after deleting: got %v, want code %s", err, rankd.ENOTFOUND)
+	for _, tok := range more {
+		if err := s.SaveToken(ctx, tok); err != nil {
+			t.Fatalf("SaveToken(%s): %v", tok.Secret, err)
+		}
 	}
-	if err := s.DeleteToken(ctx, "team-secret"); err != nil {
-		t.Errorf("DeleteToken of a missing token: got %v, want no error", err)
+	for _, tc := range []struct {
+		contest, team string
+		want          int
+	}{{"c1", "t1", 2}, {"c1", "t1", 0}, {"c1", "t9", 0}, {"c1", "bad\xff", 0}} {
+		if n, err := s.DeleteTeamTokens(ctx, tc.contest, tc.team); err != nil || n != tc.want {
+			t.Errorf("DeleteTeamTokens(%s, %q): got %d, %v; want %d", tc.contest, tc.team, n, err, tc.want)
+		}
 	}
-	if _, err := s.LookupToken(ctx, "admin-secret"); err != nil {
-		t.Errorf("LookupToken of another token after deleting: %v", err)
+	for _, secret := range []string{"team-secret", "team-secret-2"} {
+		if _, err := s.LookupToken(ctx, secret); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+			t.Errorf("LookupToken(%s) after deleting the team's tokens: got %v, want code %s", secret, err, rankd.ENOTFOUND)
+		}
+	}
+	for _, secret := range []string{"admin-secret", "judge-secret", "other-team", "other-contest"} {
+		if _, err := s.LookupToken(ctx, secret); err != nil {
+			t.Errorf("LookupToken(%s) after deleting another team's tokens: %v", secret, err)
+		}
 	}
 }
 
@@ -264,7 +281,7 @@ func testCanceled(t *testing.T, s Store) {
 		{"Submissions", func() error { _, err := s.Submissions(ctx, "c1", rankd.SubmissionFilter{}); return err }},
 		{"SaveToken", func() error { return s.SaveToken(ctx, rankd.Token{Secret: "t", Role: rankd.RoleAdmin}) }},
 		{"LookupToken", func() error { _, err := s.LookupToken(ctx, "s"); return err }},
-		{"DeleteToken", func() error { return s.DeleteToken(ctx, "s") }},
+		{"DeleteTeamTokens", func() error { _, err := s.DeleteTeamTokens(ctx, "c1", "t1"); return err }},
 	}
 	for _, tt := range tests {
 		if err := tt.call(); err == nil {

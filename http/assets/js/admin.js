@@ -23,7 +23,8 @@ const status = new Status($("status"), $("history"));
 
 // ctx is what the sections share: the contest as the API describes it, its definition as the forms edit
 // it (the CCS contest and problem objects, rankd's extensions included), its teams as the jury sees them,
-// its organizations, the status region, and reload(what) to read "contest", "teams" or "all" again.
+// its organizations, the status region, reload(what) to read "contest", "teams" or "all" again, and
+// confirm(title, text, yes) to ask before an action.
 const ctx = {
   cid,
   base: `/api/v1/contests/${encodeURIComponent(cid)}`,
@@ -34,6 +35,7 @@ const ctx = {
   organizations: [],
   status,
   reload,
+  confirm: confirmAction,
 };
 window.rankdAdmin = ctx; // for the curious, and for the browser tests
 
@@ -372,7 +374,8 @@ function renderOrganizations() {
     : [el("li", { className: "none", textContent: "No organizations known yet." })]));
 }
 
-// confirmAction asks before an action that changes what the public sees; it resolves with the answer.
+// confirmAction asks before an action that changes what the public sees, or that cannot be undone; it
+// resolves with the answer.
 function confirmAction(title, text, yes) {
   const d = $("confirm-dialog");
   $("confirm-title").textContent = title;

@@ -1,5 +1,5 @@
-// The teams of a contest in the admin console: the list with its filter (ban, hide, token, edit), the form
-// that registers one, and the import of a CSV file.
+// The teams of a contest in the admin console: the list with its filter (ban, hide, token, revoke, edit),
+// the form that registers one, and the import of a CSV file.
 
 import { call, ingestCounts } from "./adminapi.js";
 import { teamsFromCSV, validID } from "./admincsv.js";
@@ -24,7 +24,7 @@ function teamName(t) {
 }
 
 // setUpTeams wires the team list, the team form and the import to the page's context ctx: { base (the
-// contest's API address), contest, teams, organizations, status, reload(what) }.
+// contest's API address), contest, teams, organizations, status, reload(what), confirm(title, text, yes) }.
 export function setUpTeams(ctx) {
   $("team-filter").addEventListener("input", () => renderTeams(ctx));
   $("team-show").addEventListener("change", () => renderTeams(ctx));
@@ -87,6 +87,7 @@ export function renderTeams(ctx) {
         button(t.banned ? "unban" : "ban", t.banned ? "Unban" : "Ban"),
         button(t.hidden ? "show" : "hide", t.hidden ? "Show" : "Hide"),
         button("token", "Token"),
+        button("revoke", "Revoke tokens"),
         button("edit", "Edit")));
     tr.dataset.team = t.id;
     tr.classList.toggle("off", !!(t.banned || t.hidden));
@@ -136,6 +137,18 @@ async function teamAction(ctx, action, id) {
     } else {
       ctx.status.answer(`Token for ${teamName(t)}`, a);
     }
+    return;
+  }
+  if (action === "revoke") {
+    if (!await ctx.confirm(`Revoke the tokens of ${teamName(t)}?`,
+      "Every token issued for the team stops working at once; boards opened with one ask for a token again. Issue the team a new one afterwards.",
+      "Revoke tokens")) {
+      ctx.status.show("No token revoked: cancelled.", "info");
+      return;
+    }
+    const a = await call("DELETE", `${path}/tokens`);
+    const n = a.ok && a.body ? a.body.revoked : 0;
+    ctx.status.answer(`Revoke the tokens of ${teamName(t)}`, a, `Revoked ${n} token${n === 1 ? "" : "s"} of ${teamName(t)}.`);
     return;
   }
   const requests = {
