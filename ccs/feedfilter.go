@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -21,7 +22,9 @@ import (
 //     while the contest is neither thawed nor finalized (for an OI or IOI contest hidden until its end: any
 //     submission until the contest ended), unless a step of the stepwise reveal (rankd's "reveal" type)
 //     revealed its team's problem: the rule of the public board.
-//   - Awards from the log are left out until the contest is thawed or finalized.
+//   - Awards from the log are left out until the contest is thawed or finalized, and then name only the teams
+//     the public feed has: an award naming a team it leaves out is sent with that team taken out of its
+//     team_ids, and again whenever one of its teams comes or goes.
 //   - Everything else (the contest, its state, judgement types, problems, organizations) is sent as it is,
 //     rankd's extensions included: they describe the contest, not its results.
 //
@@ -58,7 +61,7 @@ type FeedFilter struct {
 	teams  map[string]*fteam
 	subs   map[string]*fsub
 	juds   map[string]*fjud
-	awards map[string]*fobj
+	awards map[string]*faward
 	// revealed holds the cells the reveal steps so far revealed.
 	revealed map[fcell]bool
 
@@ -99,6 +102,12 @@ type fjud struct {
 	sub string
 }
 
+type faward struct {
+	fobj
+	award     rankd.Award // the latest version
+	sentTeams []string    // the team ids of the version the public feed has
+}
+
 // NewFeedFilter returns a filter at the start of a log.
 func NewFeedFilter() *FeedFilter {
 	f := &FeedFilter{
@@ -106,7 +115,7 @@ func NewFeedFilter() *FeedFilter {
 		teams:  map[string]*fteam{},
 		subs:   map[string]*fsub{},
 		juds:   map[string]*fjud{},
-		awards: map[string]*fobj{},
+		awards: map[string]*faward{},
 	}
 	f.rd = NewReader(&f.src)
 	f.hide = f.hideFrom()
@@ -263,15 +272,17 @@ func (f *FeedFilter) apply(pos int64, line []byte, ev *rankd.Event, emit func([]
 		if !ev.Delete {
 			a = f.awards[ev.Award.ID]
 			if a == nil {
-				a = &fobj{id: ev.Award.ID}
+				a = &faward{fobj: fobj{id: ev.Award.ID}}
 				f.awards[a.id] = a
 			}
+			a.award = *ev.Award
+			a.award.TeamIDs = slices.Clone(ev.Award.TeamIDs)
 		} else if a == nil {
 			return nil
 		}
 		a.set(pos, line, !ev.Delete)
 		defer a.keep()
-		return f.sync(rankd.EventAward, a, a.live && f.state.Revealed(), emit)
+		return f.syncAward(a, emit)
 	case rankd.EventReveal:
 		return f.reveal(ev, line, emit)
 	}
@@ -462,6 +473,19 @@ func (f *FeedFilter) syncTeam(t *fteam, emit func([]byte) error) error {
 			return err
 		}
 	}
+	// The awards naming the team: after it when it comes, before its deletion when it goes.
+	var awards []*faward
+	for _, a := range f.awards {
+		if slices.Contains(a.award.TeamIDs, t.id) {
+			awards = append(awards, a)
+		}
+	}
+	slices.SortFunc(awards, byPos)
+	for _, a := range awards {
+		if err := f.syncAward(a, emit); err != nil {
+			return err
+		}
+	}
 	if !visible {
 		return f.sync(rankd.EventTeam, &t.fobj, false, emit)
 	}
@@ -567,19 +591,50 @@ func (f *FeedFilter) rehide(emit func([]byte) error) error {
 			}
 		}
 	}
-	revealed := f.state.Revealed()
-	var awards []*fobj
-	for _, a := range f.awards {
-		if want := a.live && revealed; want && a.sent != a.pos || !want && a.sent != 0 {
-			awards = append(awards, a)
-		}
-	}
+	awards := slices.Collect(maps.Values(f.awards))
 	slices.SortFunc(awards, byPos)
 	for _, a := range awards {
-		if err := f.sync(rankd.EventAward, a, a.live && revealed, emit); err != nil {
+		if err := f.syncAward(a, emit); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// syncAward brings what the public feed has of an award in line with the thaw and with the teams it may
+// see: the log's line when it sees every team the award names, else the award without the others.
+func (f *FeedFilter) syncAward(a *faward, emit func([]byte) error) error {
+	if !a.live || !f.state.Revealed() {
+		return f.sync(rankd.EventAward, &a.fobj, false, emit)
+	}
+	teams := make([]string, 0, len(a.award.TeamIDs))
+	for _, id := range a.award.TeamIDs {
+		if t := f.teams[id]; t != nil && f.teamVisible(t) {
+			teams = append(teams, id)
+		}
+	}
+	if a.sent == a.pos && slices.Equal(a.sentTeams, teams) {
+		return nil
+	}
+	if len(teams) == len(a.award.TeamIDs) {
+		a.sent = 0 // the log's line, even when a filtered version was sent of it
+		if err := f.sync(rankd.EventAward, &a.fobj, true, emit); err != nil {
+			return err
+		}
+	} else {
+		aw := a.award
+		aw.TeamIDs = teams
+		b, err := AppendEvent(f.scratch[:0], rankd.Event{Type: rankd.EventAward, ID: a.id, Award: &aw})
+		if err != nil {
+			return err
+		}
+		f.scratch = b
+		if err := emit(bytes.TrimSuffix(b, []byte{'\n'})); err != nil {
+			return err
+		}
+		a.sent = a.pos
+	}
+	a.sentTeams = teams
 	return nil
 }
 

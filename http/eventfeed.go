@@ -23,7 +23,8 @@ import (
 // added, except that submissions and judgements get back the absolute times the log leaves out and the 2023-06
 // schemas require (ccs.FeedTimes; the relative ones still win when read). Everyone else (anonymous, public and team tokens) gets the public feed of ccs.FeedFilter: no hidden or
 // banned team nor anything of it, no judgement of a submission hidden by the freeze until the thaw (then they
-// follow the event that thaws, in log order), no bans, no awards before the thaw. ?view=public gives a jury
+// follow the event that thaws, in log order), no bans, no awards before the thaw (then naming only the teams
+// it shows). ?view=public gives a jury
 // token the public feed; ?view=jury needs a jury token.
 //
 // A token is a place in the feed. In the jury feed, "P": after the line of log position P. In the public feed,
