@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"hash/crc32"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,12 @@ const checkpointVersion = 3
 // no maps: gob sizes a map from its stored length before reading it, so a damaged length could exhaust
 // memory, and map order would make checkpoints of equal boards differ.
 type snapshot struct {
+	// Sum is 1<<32 | the CRC-32C of the snapshot encoded with Sum zero; zero in checkpoints written before
+	// it. Most damage to a checkpoint still decodes, into a board with another time, verdict or name that
+	// no other check can tell from a real one: the checksum has it refused instead, and the log replayed.
+	// It comes first: damage that ends the snapshot early drops the fields after it, never it.
+	Sum uint64
+
 	Version  int
 	Contest  rankd.Contest
 	HasRules bool
@@ -64,6 +71,18 @@ type snapshot struct {
 	OwnSeq []uint64
 	Stats  Stats
 }
+
+// sum returns the checksum of s (see snapshot.Sum) and its encoding with that checksum in buf.
+func (s *snapshot) sum(buf *bytes.Buffer) (uint64, error) {
+	s.Sum = 0
+	buf.Reset()
+	if err := gob.NewEncoder(buf).Encode(s); err != nil {
+		return 0, err
+	}
+	return 1<<32 | uint64(crc32.Checksum(buf.Bytes(), castagnoli)), nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Checkpoint returns the board's state as bytes that Restore turns back into an equal board.
 func (b *Board) Checkpoint() ([]byte, error) {
@@ -123,6 +142,12 @@ func (b *Board) Checkpoint() ([]byte, error) {
 		}
 	}
 	var buf bytes.Buffer
+	sum, err := s.sum(&buf)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	s.Sum = sum
+	buf.Reset()
 	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -137,6 +162,12 @@ func Restore(data []byte) (*Board, error) {
 	}
 	if s.Version != checkpointVersion {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: checkpoint version %d, want %d", s.Version, checkpointVersion)
+	}
+	if want := s.Sum; want != 0 {
+		var buf bytes.Buffer
+		if got, err := s.sum(&buf); err != nil || got != want {
+			return nil, rankd.Errorf(rankd.EINVALID, "restore: damaged checkpoint: wrong checksum")
+		}
 	}
 	n := len(s.SubID)
 	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||

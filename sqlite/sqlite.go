@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -103,6 +104,9 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 	db := &DB{path: filepath.Join(abs, FileName), now: time.Now, indexes: make(map[string]*index)}
+	if err := checkWritable(db.path); err != nil {
+		return nil, err
+	}
 	for _, o := range opts {
 		o(db)
 	}
@@ -157,6 +161,22 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 	db.kick, db.quit, db.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	go db.checkpointer()
 	return db, nil
+}
+
+// checkWritable refuses a database whose files exist but cannot be written: SQLite would open it read-only
+// without a word, the server would say it is ready, and every event would fail to be stored.
+func checkWritable(path string) error {
+	for _, name := range []string{path, path + "-wal", path + "-shm"} {
+		f, err := os.OpenFile(name, os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: open: the store must be writable: %w", err)
+		}
+		_ = f.Close() // opened only to check the permission
+	}
+	return nil
 }
 
 // dsn returns the driver's data source name for the file at path with the given query parameters. The path
