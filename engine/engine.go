@@ -113,16 +113,48 @@ func New(store Store, metrics *Metrics) *Engine {
 // Ready reports whether every stored contest has been restored and caught up with its log.
 func (e *Engine) Ready() bool { return e.ready.Load() }
 
-// Open restores every contest of the store: its latest checkpoint, then the log after it.
+// Open restores every contest of the store: its latest checkpoint, then the log after it. A store that
+// cannot be reached meanwhile (EUNAVAILABLE) is asked again, with backoff, until ctx is done or Close is
+// called: a database restarting while a server starts delays it, rather than leaving it never ready.
 func (e *Engine) Open(ctx context.Context) error {
 	if _, ok := e.store.(SharedLog); e.Shared && !ok {
 		return rankd.Errorf(rankd.EINVALID, "this store cannot be shared by several servers")
 	}
+	for wait := openRetryMin; ; wait = min(2*wait, openRetryMax) {
+		err := e.open(ctx)
+		if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+			return err
+		}
+		e.Logger.Warn("restoring the contests failed; retrying", slog.Duration("in", wait), slog.String("error", err.Error()))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-e.closing:
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Bounds of the wait between two attempts of Open when the store cannot be reached.
+const (
+	openRetryMin = time.Second
+	openRetryMax = 30 * time.Second
+)
+
+// open restores the contests of the store that the engine does not hold yet.
+func (e *Engine) open(ctx context.Context) error {
 	ids, err := e.store.Contests(ctx)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
+		e.mu.RLock()
+		_, held := e.contests[id]
+		e.mu.RUnlock()
+		if held {
+			continue // restored by an earlier attempt, or by a request for it (a shared log: see adopt)
+		}
 		begin := time.Now()
 		c, err := e.restore(ctx, id)
 		if err != nil {
@@ -293,15 +325,15 @@ func (e *Engine) load(ctx context.Context, id string) (*contest, error) {
 	default:
 		return nil, err
 	}
-	if err := e.replay(ctx, c, false); err != nil {
+	if err := e.replay(ctx, c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// replay applies the log of c after c.pos to c.board; with notify, it reports the changes as commits do.
+// replay applies the log of c after c.pos to c.board, reporting no change (a board being built).
 // The log's lines are streamed through one feed reader, the way a feed file is read.
-func (e *Engine) replay(ctx context.Context, c *contest, notify bool) error {
+func (e *Engine) replay(ctx context.Context, c *contest) error {
 	pr, pw := io.Pipe()
 	go func() {
 		// Buffered, so that the pipe hands over blocks of lines rather than each line (a goroutine switch).
@@ -315,26 +347,40 @@ func (e *Engine) replay(ctx context.Context, c *contest, notify bool) error {
 		if err == nil {
 			err = bw.Flush()
 		}
+		if err != nil {
+			err = readError{err}
+		}
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	return e.applyLog(c, pr, notify)
+	return e.applyLog(c, pr, false)
 }
 
-// applyLog applies to c.board the log lines of r, which follow c.pos.
+// readError is a failure to read the log (the store, not an entry of it): the board then holds the entries
+// before it, exactly, and c.pos says so.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
+
+// applyLog applies to c.board the log lines of r, which follow c.pos. A readError of r is returned as it
+// is, c.pos counting the lines applied before it.
 func (e *Engine) applyLog(c *contest, r io.Reader, notify bool) error {
 	// Parsing runs on one core while the board applies on another.
 	// Not cancelled midway: a board is applied a log to its end, or rebuilt.
 	_, err := ccs.Pipeline(context.Background(), r, func(ev *rankd.Event, _ int, err error) error {
-		c.pos++
+		if errors.As(err, new(readError)) {
+			return err
+		}
 		var ch *board.Change
 		if err == nil {
 			ch, err = c.board.Apply(ev)
 		}
 		if err != nil {
 			// Every line of the log was accepted once: one refused now means the log is damaged.
-			return rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d: %w", c.id, c.pos, err)
+			return rankd.Errorf(rankd.EINTERNAL, "contest %s: log entry %d: %w", c.id, c.pos+1, err)
 		}
+		c.pos++
 		if notify {
 			e.changed(c, ch)
 		}
@@ -478,6 +524,16 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	defer c.proj.kick()
 	ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
 	defer cancel()
+	if len(entries) == 0 && !c.stale { // the committer alone writes stale
+		// Sync requests only.
+		c.rebuildAsked.Store(false)
+		if err := e.follow(ctx, c); err != nil {
+			for _, r := range batch {
+				r.err = err
+			}
+		}
+		return
+	}
 	begin := time.Now()
 	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
@@ -492,13 +548,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		}
 	}
 	if len(entries) == 0 {
-		// Sync requests only.
-		if err := e.replay(ctx, c, true); err != nil {
-			e.Logger.Error("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
-			e.rebuild(c)
-		}
-		c.publish()
-		return
+		return // rebuilt: at the log's end
 	}
 	accept := func(i int) error {
 		if err := e.checkLimits(c.board, &entries[i].Event); err != nil {
@@ -556,6 +606,55 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		}
 	}
 	c.publish()
+}
+
+// followChunk bounds the bytes of log lines that follow reads before applying them.
+const followChunk = 4 << 20
+
+// follow applies what other servers stored after c.pos. The log is read without c's lock, in chunks
+// applied under it: a store slow to answer, or silent, holds up no reader of the board, which meanwhile
+// holds what the log does, only behind. The committer alone calls it. A failure to read the log leaves the
+// board as it is, behind, and is returned; an entry the board refuses has it rebuilt from the log.
+func (e *Engine) follow(ctx context.Context, c *contest) error {
+	for {
+		var buf bytes.Buffer
+		first, n := int64(0), 0
+		err := e.store.Replay(ctx, c.id, c.pos, func(le *rankd.LogEntry) error {
+			if n == 0 {
+				first = le.Pos
+			}
+			n++
+			buf.Write(le.Data)
+			buf.WriteByte('\n')
+			if buf.Len() >= followChunk {
+				return errEnough
+			}
+			return nil
+		})
+		more := errors.Is(err, errEnough)
+		if err != nil && !more {
+			e.Logger.Warn("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		c.mu.Lock()
+		if first != c.pos+1 {
+			err = rankd.Errorf(rankd.EINTERNAL, "contest %s: the log goes on at %d, not at %d", c.id, first, c.pos+1)
+		} else {
+			err = e.applyLog(c, &buf, true)
+		}
+		if err != nil {
+			e.Logger.Error("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
+			e.rebuild(c)
+		}
+		c.publish()
+		c.mu.Unlock()
+		if err != nil || !more {
+			return nil
+		}
+	}
 }
 
 // applySample is how often an event's apply is timed for rankd_apply_seconds: the first of each batch and
