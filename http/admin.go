@@ -2,7 +2,9 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -78,6 +80,9 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	if id == "" {
 		return rankd.Errorf(rankd.EINVALID, "the contest has no id")
 	}
+	if err := s.current(r.Context(), id); err != nil {
+		return err
+	}
 	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err == nil {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q exists; PATCH it to change it", id)
 	}
@@ -107,6 +112,9 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 		if got := fastjson.GetString(cb.Contest, "id"); got != id {
 			return rankd.Errorf(rankd.EINVALID, "the contest's id %q is not %q", got, id)
 		}
+	}
+	if err := s.current(r.Context(), id); err != nil {
+		return err
 	}
 	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err != nil {
 		return err
@@ -143,8 +151,28 @@ func (s *Server) submitEvents(r *http.Request, contestID string, evs ...rankd.Ev
 	return nil
 }
 
-// team returns a team of a contest, and whether it is banned.
-func (s *Server) team(contestID, teamID string) (t rankd.Team, banned bool, err error) {
+// current brings a contest's board up to what every server stored, before an admin action reads it to
+// build its event: in the distributed mode another server may have stored a change that this one has not
+// applied yet (a rename, a reveal step), and the event would undo or repeat it. With a store of one server's
+// own it does nothing.
+func (s *Server) current(ctx context.Context, contestID string) error {
+	if !s.Engine.Shared {
+		return nil
+	}
+	if err := s.Engine.SyncContest(ctx, contestID); err != nil {
+		if _, ok := errors.AsType[*rankd.Error](err); ok {
+			return err
+		}
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the contest's log could not be read; retry") // the engine logged why
+	}
+	return nil
+}
+
+// team returns a team of a contest as every server stored it, and whether it is banned.
+func (s *Server) team(ctx context.Context, contestID, teamID string) (t rankd.Team, banned bool, err error) {
+	if err := s.current(ctx, contestID); err != nil {
+		return rankd.Team{}, false, err
+	}
 	err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		var ok bool
 		t, banned, ok = b.Team(teamID)
@@ -160,7 +188,7 @@ func (s *Server) team(contestID, teamID string) (t rankd.Team, banned bool, err 
 func (s *Server) setBan(banned bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cid, tid := r.PathValue("cid"), r.PathValue("tid")
-		if _, _, err := s.team(cid, tid); err != nil {
+		if _, _, err := s.team(r.Context(), cid, tid); err != nil {
 			return err
 		}
 		ev := rankd.Event{Type: rankd.EventBan, ID: tid, Ban: &rankd.Ban{TeamID: tid, Banned: banned}}
@@ -175,7 +203,7 @@ func (s *Server) setBan(banned bool) handlerFunc {
 func (s *Server) setHidden(hidden bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cid, tid := r.PathValue("cid"), r.PathValue("tid")
-		t, _, err := s.team(cid, tid)
+		t, _, err := s.team(r.Context(), cid, tid)
 		if err != nil {
 			return err
 		}
@@ -190,7 +218,7 @@ func (s *Server) setHidden(hidden bool) handlerFunc {
 // issueTeamToken makes a new token for a team, which lets it see its own verdicts during the freeze.
 func (s *Server) issueTeamToken(w http.ResponseWriter, r *http.Request) error {
 	cid, tid := r.PathValue("cid"), r.PathValue("tid")
-	if _, _, err := s.team(cid, tid); err != nil {
+	if _, _, err := s.team(r.Context(), cid, tid); err != nil {
 		return err
 	}
 	t := rankd.Token{Secret: NewSecret(), Role: rankd.RoleTeam, ContestID: cid, TeamID: tid, Name: "team " + tid}
@@ -205,7 +233,7 @@ func (s *Server) issueTeamToken(w http.ResponseWriter, r *http.Request) error {
 // more; the contest does.
 func (s *Server) revokeTeamTokens(w http.ResponseWriter, r *http.Request) error {
 	cid, tid := r.PathValue("cid"), r.PathValue("tid")
-	if _, _, _, err := s.contestNow(cid); err != nil {
+	if _, _, _, err := s.contestNow(r.Context(), cid); err != nil {
 		return err
 	}
 	n, err := s.Store.DeleteTeamTokens(r.Context(), cid, tid)
@@ -215,8 +243,12 @@ func (s *Server) revokeTeamTokens(w http.ResponseWriter, r *http.Request) error 
 	return writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "contest_id": cid, "team_id": tid})
 }
 
-// contestNow returns a contest's definition and state and how far into it now is.
-func (s *Server) contestNow(contestID string) (c rankd.Contest, st rankd.State, now time.Time, err error) {
+// contestNow returns a contest's definition and state as every server stored them, and how far into it now
+// is.
+func (s *Server) contestNow(ctx context.Context, contestID string) (c rankd.Contest, st rankd.State, now time.Time, err error) {
+	if err := s.current(ctx, contestID); err != nil {
+		return c, st, now, err
+	}
 	err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c, st = b.Contest(), b.State()
 		return nil
@@ -227,7 +259,7 @@ func (s *Server) contestNow(contestID string) (c rankd.Contest, st rankd.State, 
 // freeze freezes the public board from now on: the contest's freeze moves to now.
 func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	c, st, now, err := s.contestNow(cid)
+	c, st, now, err := s.contestNow(r.Context(), cid)
 	if err != nil {
 		return err
 	}
@@ -256,7 +288,7 @@ func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 // during the contest, by lifting the freeze.
 func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	c, st, now, err := s.contestNow(cid)
+	c, st, now, err := s.contestNow(r.Context(), cid)
 	if err != nil {
 		return err
 	}

@@ -25,11 +25,11 @@ type Finalizer interface {
 }
 
 // finalizer returns the server's Finalizer, or an error when it has none.
-func (s *Server) finalizer(cid string) (Finalizer, error) {
+func (s *Server) finalizer(ctx context.Context, cid string) (Finalizer, error) {
 	if s.Finalizer == nil {
 		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "this server does not finalize contests")
 	}
-	if _, _, _, err := s.contestNow(cid); err != nil {
+	if _, _, _, err := s.contestNow(ctx, cid); err != nil {
 		return nil, err
 	}
 	return s.Finalizer, nil
@@ -38,7 +38,7 @@ func (s *Server) finalizer(cid string) (Finalizer, error) {
 // getFinalize answers where a contest's finalization is.
 func (s *Server) getFinalize(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	f, err := s.finalizer(cid)
+	f, err := s.finalizer(r.Context(), cid)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (s *Server) getFinalize(w http.ResponseWriter, r *http.Request) error {
 // postFinalize finalizes a contest now (unless a finalization is about to run or running).
 func (s *Server) postFinalize(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	f, err := s.finalizer(cid)
+	f, err := s.finalizer(r.Context(), cid)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (s *Server) postFinalize(w http.ResponseWriter, r *http.Request) error {
 // postFinalizeRetry runs a dead finalization again.
 func (s *Server) postFinalizeRetry(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	f, err := s.finalizer(cid)
+	f, err := s.finalizer(r.Context(), cid)
 	if err != nil {
 		return err
 	}

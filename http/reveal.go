@@ -198,7 +198,7 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 // endByClock records the end of a contest whose time is up but whose state does not say it ended yet, as the
 // thaw does: the reveal comes after the end.
 func (s *Server) endByClock(r *http.Request, cid string) error {
-	c, st, now, err := s.contestNow(cid)
+	c, st, now, err := s.contestNow(r.Context(), cid)
 	if err != nil {
 		return err
 	}
