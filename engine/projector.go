@@ -163,10 +163,12 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 		c.mu.Unlock()
 		return nil
 	}
-	if len(c.proj.dirty[0]) == 0 && len(c.proj.dirty[1]) == 0 {
+	if len(c.proj.dirty[0]) == 0 && len(c.proj.dirty[1]) == 0 && c.proj.reached.Load() >= c.pos {
 		c.mu.RUnlock()
 		return nil
 	}
+	// Nothing marked, yet the board moved on (events that change no row, such as an organization nobody
+	// belongs to): the update moves the projection's position only, or it would look lost and be rebuilt.
 	// The projector alone writes dirty under the read lock; commits wait for the write lock.
 	dirty := c.proj.dirty
 	c.proj.dirty = [2]map[string]struct{}{}

@@ -331,3 +331,35 @@ func MustProjectedEngine(tb testing.TB, p *memProjection) *engine.Engine {
 	tb.Cleanup(func() { _ = e.Close(context.Background()) })
 	return e
 }
+
+// Events that change no row (an organization no team belongs to) move the projection's position too: left
+// behind them, it would look lost to the idle check and be rebuilt whole.
+func TestProjectionFollowsEventsWithoutRows(t *testing.T) {
+	p := newMemProjection()
+	e := MustProjectedEngine(t, p)
+	ctx := context.Background()
+	if _, err := e.Submit(ctx, "c", contestEntries(t)); err != nil {
+		t.Fatal(err)
+	}
+	rebuilds := 0
+	for i := range 2 { // the first one also carries what the rebuild at the contest's creation left marked
+		id := fmt.Sprintf("nobody-%d", i)
+		org, err := engine.Entry(rankd.Event{Type: rankd.EventOrganization, ID: id, Organization: &rankd.Organization{ID: id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		MustMatchProjection(t, e, p, "c")
+		p.mu.Lock()
+		rebuilds = p.rebuilds
+		p.mu.Unlock()
+		if _, err := e.Submit(ctx, "c", []rankd.LogEntry{org}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	MustMatchProjection(t, e, p, "c")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rebuilds != rebuilds {
+		t.Errorf("rebuilds: got %d, want %d (the projection was only behind)", p.rebuilds, rebuilds)
+	}
+}
