@@ -25,8 +25,11 @@ import (
 //   - Awards from the log are left out until the contest is thawed or finalized, and then name only the teams
 //     the public feed has: an award naming a team it leaves out is sent with that team taken out of its
 //     team_ids, and again whenever one of its teams comes or goes.
-//   - Everything else (the contest, its state, judgement types, problems, organizations) is sent as it is,
-//     rankd's extensions included: they describe the contest, not its results.
+//   - An organization is sent once a team the public feed has belongs to it (before that team), and deleted
+//     when none does any more: one that only hidden teams belong to is not the public's to know of, as
+//     /organizations says.
+//   - Everything else (the contest, its state, judgement types, problems) is sent as it is, rankd's extensions
+//     included: they describe the contest, not its results.
 //
 // When something left out becomes visible, its latest version is sent then: at the thaw (the state event
 // that sets thawed or finalized, or a contest event that lifts the freeze), after that event's own line, the
@@ -58,6 +61,7 @@ type FeedFilter struct {
 	hide    int64 // submissions at or after this contest time (ms) have their judgements withheld
 
 	groups map[string]*fgroup
+	orgs   map[string]*forg
 	teams  map[string]*fteam
 	subs   map[string]*fsub
 	juds   map[string]*fjud
@@ -82,11 +86,19 @@ type fgroup struct {
 	hidden bool
 }
 
+// forg is an organization: teams counts the teams the public feed has whose version it has belongs to it.
+type forg struct {
+	fobj
+	teams int
+}
+
 type fteam struct {
 	fobj
 	hidden, banned bool
 	groups         []string
-	subs           []*fsub // the submissions of the team, in no particular order
+	// org is the organization of the latest version, sentOrg that of the version the public feed has.
+	org, sentOrg string
+	subs         []*fsub // the submissions of the team, in no particular order
 }
 
 type fsub struct {
@@ -112,6 +124,7 @@ type faward struct {
 func NewFeedFilter() *FeedFilter {
 	f := &FeedFilter{
 		groups: map[string]*fgroup{},
+		orgs:   map[string]*forg{},
 		teams:  map[string]*fteam{},
 		subs:   map[string]*fsub{},
 		juds:   map[string]*fjud{},
@@ -203,6 +216,7 @@ func (f *FeedFilter) apply(pos int64, line []byte, ev *rankd.Event, emit func([]
 		if !ev.Delete {
 			t.hidden = ev.Team.Hidden
 			t.groups = slices.Clone(ev.Team.GroupIDs)
+			t.org = ev.Team.OrganizationID
 		}
 		t.set(pos, line, !ev.Delete)
 		defer t.keep()
@@ -285,8 +299,17 @@ func (f *FeedFilter) apply(pos int64, line []byte, ev *rankd.Event, emit func([]
 		return f.syncAward(a, emit)
 	case rankd.EventReveal:
 		return f.reveal(ev, line, emit)
+	case rankd.EventOrganization:
+		id := ev.ID
+		if !ev.Delete {
+			id = ev.Organization.ID
+		}
+		o := f.org(id)
+		o.set(pos, line, !ev.Delete)
+		defer o.keep()
+		return f.syncOrg(o, emit)
 	}
-	// Judgement types, problems, organizations: for everyone.
+	// Judgement types, problems: for everyone.
 	return emit(line)
 }
 
@@ -312,6 +335,15 @@ func (f *FeedFilter) group(id string) *fgroup {
 		f.groups[id] = g
 	}
 	return g
+}
+
+func (f *FeedFilter) org(id string) *forg {
+	o := f.orgs[id]
+	if o == nil {
+		o = &forg{fobj: fobj{id: id}}
+		f.orgs[id] = o
+	}
+	return o
 }
 
 func (f *FeedFilter) team(id string) *fteam {
@@ -459,11 +491,35 @@ func (f *FeedFilter) syncGroup(g *fgroup, emit func([]byte) error) error {
 	return nil
 }
 
-// syncTeam: a team shown comes before its submissions, a team withdrawn after them.
+// syncOrg: an organization is shown while a team the public feed has belongs to it.
+func (f *FeedFilter) syncOrg(o *forg, emit func([]byte) error) error {
+	return f.sync(rankd.EventOrganization, &o.fobj, o.live && o.teams > 0, emit)
+}
+
+// countOrg adds n to the teams of organization id the public feed has, and syncs it.
+func (f *FeedFilter) countOrg(id string, n int, emit func([]byte) error) error {
+	if id == "" {
+		return nil
+	}
+	o := f.org(id)
+	o.teams += n
+	return f.syncOrg(o, emit)
+}
+
+// syncTeam: a team shown comes before its submissions, a team withdrawn after them; its organization comes
+// before it, and goes after the last team of it the public feed has.
 func (f *FeedFilter) syncTeam(t *fteam, emit func([]byte) error) error {
 	visible := f.teamVisible(t)
-	if visible {
+	if visible && t.sent != t.pos {
+		if err := f.countOrg(t.org, 1, emit); err != nil {
+			return err
+		}
 		if err := f.sync(rankd.EventTeam, &t.fobj, true, emit); err != nil {
+			return err
+		}
+		old := t.sentOrg
+		t.sentOrg = t.org
+		if err := f.countOrg(old, -1, emit); err != nil {
 			return err
 		}
 	}
@@ -487,7 +543,12 @@ func (f *FeedFilter) syncTeam(t *fteam, emit func([]byte) error) error {
 		}
 	}
 	if !visible {
-		return f.sync(rankd.EventTeam, &t.fobj, false, emit)
+		if err := f.sync(rankd.EventTeam, &t.fobj, false, emit); err != nil {
+			return err
+		}
+		old := t.sentOrg
+		t.sentOrg = ""
+		return f.countOrg(old, -1, emit)
 	}
 	return nil
 }

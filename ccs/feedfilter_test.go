@@ -95,6 +95,12 @@ func TestFeedFilterRules(t *testing.T) {
 		thawedEnd  = `{"type":"state","id":null,"data":{"started":"2026-03-01T10:00:00.000Z","ended":"2026-03-01T15:00:00.000Z","thawed":"2026-03-01T16:00:00.000Z","finalized":"2026-03-01T16:00:00.000Z","end_of_updates":"2026-03-01T16:00:00.000Z"}}`
 		unfrozen   = `{"type":"contest","id":null,"data":{"id":"c","name":"C","start_time":"2026-03-01T10:00:00.000Z","duration":"5:00:00.000","penalty_time":20}}`
 		award      = `{"type":"awards","id":"winner","data":{"id":"winner","citation":"Contest winner","team_ids":["t1"]}}`
+		org1       = `{"type":"organizations","id":"o1","data":{"id":"o1","name":"Uni One"}}`
+		org2       = `{"type":"organizations","id":"o2","data":{"id":"o2","name":"Jury Test Org"}}`
+		team1Org   = `{"type":"teams","id":"t1","data":{"id":"t1","name":"Alpha","organization_id":"o1"}}`
+		team1Org2  = `{"type":"teams","id":"t1","data":{"id":"t1","name":"Alpha","organization_id":"o2"}}`
+		team1OrgH  = `{"type":"teams","id":"t1","data":{"id":"t1","name":"Alpha","organization_id":"o1","hidden":true}}`
+		team2Org2  = `{"type":"teams","id":"t2","data":{"id":"t2","name":"Bravo","organization_id":"o2","hidden":true}}`
 		oiContest  = `{"type":"contest","id":null,"data":{"id":"c","name":"C","start_time":"2026-03-01T10:00:00.000Z","duration":"5:00:00.000","scoreboard_type":"score","rankd":{"hide_until_end":true}}}`
 	)
 	base := []string{contest, problem, groupG, team1}
@@ -141,6 +147,18 @@ func TestFeedFilterRules(t *testing.T) {
 		{"an OI contest hidden until its end hides every verdict until then",
 			[]string{oiContest, problem, team1, sub1Early, jud1, ended},
 			[]string{"contest", "problems A", "teams t1", "submissions s1", "state", "judgements j1"}},
+		{"an organization comes before its first public team; one of hidden teams only, or of none, never",
+			[]string{contest, org1, org2, team2Org2, team1Org},
+			[]string{"contest", "organizations o1", "teams t1"}},
+		{"an organization goes after its last public team, and comes back before it",
+			[]string{contest, org1, team1Org, team1OrgH, team1Org},
+			[]string{"contest", "organizations o1", "teams t1", "-teams t1", "-organizations o1",
+				"organizations o1", "teams t1"}},
+		{"a team that moves to another organization takes it along, and the old one goes",
+			[]string{contest, org1, org2, team1Org, team1Org2},
+			[]string{"contest", "organizations o1", "teams t1", "organizations o2", "teams t1", "-organizations o1"}},
+		{"an organization defined after its team follows it", []string{contest, team1Org, org1},
+			[]string{"contest", "teams t1", "organizations o1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := MustFilter(t, tc.log)
