@@ -847,8 +847,9 @@ func holdsNUL(line []byte) bool {
 
 // Submit makes events of a contest durable and applies them, in order, and returns a result per event:
 // accepted (with its log position), duplicate (already in the log: the position it has there) or
-// rejected (with the reason; nothing stored). A contest event creates the contest when it is new; other
-// events of an unknown contest are refused with ENOTFOUND.
+// rejected (with the reason; nothing stored). A contest event creates the contest when it is new (one that is
+// not a valid definition is the whole call's EINVALID error: nothing is created); other events of an unknown
+// contest are refused with ENOTFOUND.
 func (e *Engine) Submit(ctx context.Context, contestID string, entries []rankd.LogEntry) ([]Result, error) {
 	p, err := e.Enqueue(ctx, contestID, entries)
 	if err != nil {
@@ -929,6 +930,7 @@ func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
 // contestFor returns the live contest id, creating it when entries define a new contest of that id.
 func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogEntry) (*contest, error) {
 	defined := false
+	var refused error // why the definitions of a new contest would be refused, when none is valid
 	for i := range entries {
 		if ev := &entries[i].Event; ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
 			if ev.Contest.ID != id {
@@ -936,7 +938,11 @@ func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogE
 				// would fit.
 				return nil, rankd.Errorf(rankd.EINVALID, "the events define contest %q, not %q", ev.Contest.ID, id)
 			}
-			defined = true
+			if err := ev.Contest.Validate(); err != nil {
+				refused = cmp.Or(refused, err)
+			} else {
+				defined = true
+			}
 		}
 	}
 	e.mu.RLock()
@@ -956,6 +962,11 @@ func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogE
 		}
 	}
 	if !defined {
+		// A contest is created only by a definition the board takes: one it refused would leave the engine
+		// holding a contest that does not exist.
+		if refused != nil {
+			return nil, refused
+		}
 		return nil, e.unknown(id)
 	}
 	e.mu.Lock()

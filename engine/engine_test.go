@@ -476,3 +476,32 @@ func MustCloseWithin(tb testing.TB, e *engine.Engine, ctx context.Context, hang 
 		return nil
 	}
 }
+
+// A contest whose only definition is refused is not created: it stays unknown, rather than held by the
+// engine with no definition (a phantom, listed nowhere, that took the next requests' events only to refuse
+// them one by one).
+func TestRefusedDefinitionCreatesNoContest(t *testing.T) {
+	ctx := context.Background()
+	store := MustOpenStore(t, t.TempDir())
+	defer store.Close()
+	e := MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	bad, err := engine.Entry(rankd.Event{Type: rankd.EventContest, ID: "phantom", Contest: &rankd.Contest{ID: "phantom"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(ctx, "phantom", []rankd.LogEntry{bad}); rankd.ErrorCode(err) != rankd.EINVALID {
+		t.Errorf("a contest without a duration: got %v, want code %s", err, rankd.EINVALID)
+	}
+	if ids := e.ContestIDs(); len(ids) != 0 {
+		t.Errorf("contests held: got %v, want none", ids)
+	}
+	sub, err := engine.Entry(rankd.Event{Type: rankd.EventSubmission, ID: "s1",
+		Submission: &rankd.Submission{ID: "s1", TeamID: "t1", ProblemID: "A"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(ctx, "phantom", []rankd.LogEntry{sub}); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+		t.Errorf("an event of the refused contest: got %v, want code %s", err, rankd.ENOTFOUND)
+	}
+}
