@@ -59,6 +59,14 @@ func (n names) team(id string) string {
 	return id
 }
 
+// shown returns the name a team is shown by: its display name, else its name, else its id.
+func (n names) shown(id string) string {
+	if t, ok := n.teams[id]; ok && t.DisplayName != "" {
+		return t.DisplayName
+	}
+	return n.team(id)
+}
+
 // organization returns the formal name of a team's organization (what goes on a certificate), else its name.
 func (n names) organization(teamID string) string {
 	t, ok := n.teams[teamID]

@@ -48,10 +48,11 @@ const groupWinnerSep = ", "
 //   - the others are "Honorable", without a rank.
 //
 // The group winner is the name of each group whose group-winner award names the team (several joined by
-// ", "), empty otherwise. Lines are ordered by rank, unranked ones last, and teams sharing a rank by name in
-// English collation order (as DOMjudge orders them: "alpha" before "Beta"), then by id. Fields escape
-// backslash, tab, newline and carriage return as \\, \t, \n and \r, as DOMjudge's Utils::toTsvField does, so
-// a name never breaks a line or shifts a field.
+// ", "), empty otherwise. Lines are ordered by rank, unranked ones last, and teams sharing a rank by the name
+// they are shown by (the display name, else the name) in English collation order (as DOMjudge orders them, by
+// Team::getEffectiveName: "alpha" before "Beta"), then by id. Fields escape backslash, tab, newline and carriage
+// return as \\, \t, \n and \r, as DOMjudge's Utils::toTsvField does, so a name never breaks a line or shifts a
+// field.
 //
 // results.tsv describes ICPC contests only, and the median needs every ranked row: ResultsTSV returns an
 // EINVALID error for other rules or for a page that is not the whole board.
@@ -123,7 +124,7 @@ func ResultsTSV(w io.Writer, b *Board) error {
 			}
 			return cmp.Compare(x.rank, y.rank)
 		}
-		return cmp.Or(names.CompareString(n.team(x.row.TeamID), n.team(y.row.TeamID)), strings.Compare(x.row.TeamID, y.row.TeamID))
+		return cmp.Or(names.CompareString(n.shown(x.row.TeamID), n.shown(y.row.TeamID)), strings.Compare(x.row.TeamID, y.row.TeamID))
 	})
 
 	// A bufio.Writer keeps its first error, which Flush returns: the writes need no check of their own.

@@ -15,6 +15,10 @@ import (
 	"rankd"
 )
 
+// ContestName is the name of every generated contest: tools that write test load into a server (rankd
+// loadtest) tell a synthetic contest from a real one by it.
+const ContestName = "Synthetic Contest"
+
 // NoFreeze as Config.Freeze asks for a contest without a scoreboard freeze; a zero Freeze means the default.
 const NoFreeze time.Duration = -1
 
@@ -277,7 +281,7 @@ func (g *generator) prelude() error {
 	cfg := g.cfg
 	contest := rankd.Contest{
 		ID:             cfg.ContestID,
-		Name:           "Synthetic Contest",
+		Name:           ContestName,
 		FormalName:     fmt.Sprintf("Synthetic %s Contest (seed %d)", strings.ToUpper(cfg.Rules.String()), cfg.Seed),
 		Rules:          cfg.Rules,
 		Start:          cfg.Start,

@@ -72,8 +72,9 @@ func TestExportEUC2025ResultsTSV(t *testing.T) {
 	}{
 		{"no medals", euc, "euc2025-results.tsv", []string{
 			"30\t1\tRanked\t8\t1299\t289\tPrequalified for World Finals Baku",
-			// Below medals, teams with the same number solved share a rank, listed by name: "addicted (òvó)" first.
-			"9\t2\tRanked\t7\t966\t284\t",
+			// Below medals, teams with the same number solved share a rank, listed by the name they are shown
+			// by, as DOMjudge lists them: "Ecole Polytechnique Fédérale de Lausanne" first.
+			"2\t2\tRanked\t7\t1183\t287\t",
 		}},
 		{"medals", withMedals(t, euc, `{"gold":4,"silver":4,"bronze":4}`), "euc2025-medals-results.tsv", []string{
 			"30\t1\tGold Medal\t8\t1299\t289\tPrequalified for World Finals Baku",

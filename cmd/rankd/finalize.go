@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 )
 
@@ -40,7 +39,11 @@ func (m *Main) finalize(ctx context.Context, args []string) error {
 	if *token == "" {
 		return m.badFlag("finalize", fmt.Errorf("give the admin token: --token, or RANKD_ADMIN_TOKEN"))
 	}
-	endpoint := strings.TrimRight(*server, "/") + "/api/v1/contests/" + url.PathEscape(*contest) + "/finalize"
+	base, err := serverURL(*server)
+	if err != nil {
+		return m.badFlag("finalize", err)
+	}
+	endpoint := base + "/api/v1/contests/" + url.PathEscape(*contest) + "/finalize"
 	st, err := finalizeCall(ctx, "POST", endpoint, *token)
 	if err != nil {
 		return err

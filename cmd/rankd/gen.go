@@ -27,27 +27,49 @@ func (m *Main) gen(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.Submissions, "submissions", 0, "number of submissions (default 10 per team)")
 	fs.IntVar(&cfg.Groups, "groups", 2, "number of team groups")
 	fs.IntVar(&cfg.HiddenTeams, "hidden", 0, "number of hidden teams")
-	fs.DurationVar(&cfg.Duration, "duration", 0, "contest length (default 5h)")
-	freeze := fs.Duration("freeze", time.Hour, "length of the frozen last part; 0 for none")
+	fs.DurationVar(&cfg.Duration, "duration", 5*time.Hour, "contest length")
+	freeze := fs.Duration("freeze", 0, "length of the frozen last part; 0 for none (default: the last hour, or the last quarter of a contest shorter than 4h)")
 	fs.BoolVar(&cfg.Thaw, "thaw", false, "end with the contest thawed and finalized")
 	out := fs.String("out", "-", "output file, - for standard output")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
+		fmt.Fprintf(m.Stderr, "rankd gen: unexpected argument %q (flags only; the feed goes to --out)\n", fs.Arg(0))
 		fs.Usage()
 		return errUsage
 	}
 	var err error
 	if cfg.Rules, err = rankd.ParseRules(*rules); err != nil {
-		return err
+		return m.badFlag("gen", err)
 	}
-	if cfg.Teams < 1 || cfg.Problems < 1 || cfg.Submissions < 0 || cfg.Groups < 0 || cfg.HiddenTeams < 0 || cfg.HiddenTeams > cfg.Teams {
-		return fmt.Errorf("gen: teams and problems must be positive; submissions, groups and hidden teams not negative; hidden at most teams")
-	}
-	cfg.Freeze = *freeze
-	if cfg.Freeze == 0 {
+	freezeSet := false
+	fs.Visit(func(f *flag.Flag) { freezeSet = freezeSet || f.Name == "freeze" })
+	switch {
+	case !freezeSet:
+		cfg.Freeze = 0 // gen's default, which follows the duration
+	case *freeze == 0:
 		cfg.Freeze = gen.NoFreeze
+	default:
+		cfg.Freeze = *freeze
+	}
+	// gen.Config takes a zero count for its default: here a zero is a mistake, said with the flag's name.
+	switch {
+	case cfg.Teams < 1:
+		err = errors.New("--teams must be at least 1")
+	case cfg.Problems < 1:
+		err = errors.New("--problems must be at least 1")
+	case cfg.Submissions < 0 || cfg.Groups < 0:
+		err = errors.New("--submissions and --groups must not be negative")
+	case cfg.HiddenTeams < 0 || cfg.HiddenTeams > cfg.Teams:
+		err = fmt.Errorf("--hidden must be from 0 to the %d teams", cfg.Teams)
+	case cfg.Duration < time.Minute:
+		err = errors.New("--duration must be at least a minute")
+	case *freeze < 0 || *freeze > cfg.Duration:
+		err = fmt.Errorf("--freeze must be from 0 (no freeze) to the duration, %v", cfg.Duration)
+	}
+	if err != nil {
+		return m.badFlag("gen", err)
 	}
 	if *out == "-" {
 		return generate(ctx, cfg, m.Stdout)

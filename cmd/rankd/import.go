@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,10 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "rankd import: --batch must be at least 1 line")
 		return errUsage
 	}
+	base, err := serverURL(*server)
+	if err != nil {
+		return m.badFlag("import", err)
+	}
 	if *token == "" {
 		*token = cmp.Or(os.Getenv("RANKD_ADMIN_TOKEN"), os.Getenv("RANKD_JUDGE_TOKEN"))
 	}
@@ -66,7 +71,7 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 		return err
 	}
 	if *contest == "" {
-		if *contest, err = feedContest(f); err != nil {
+		if *contest, err = feedContest(ctx, f); err != nil {
 			return err
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -75,10 +80,10 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	}
 	im := importer{
 		client: &http.Client{Timeout: 5 * time.Minute},
-		url:    strings.TrimRight(*server, "/") + "/api/v1/contests/" + *contest + "/events?results=problems",
+		url:    base + "/api/v1/contests/" + url.PathEscape(*contest) + "/events?results=problems",
 		token:  *token,
 		stderr: m.Stderr,
-		state: importState{Server: strings.TrimRight(*server, "/"), Contest: *contest, Size: info.Size(),
+		state: importState{Server: base, Contest: *contest, Size: info.Size(),
 			Modified: info.ModTime().UTC()},
 		statePath: *statePath,
 		size:      info.Size(),
@@ -115,15 +120,20 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	return nil
 }
 
-// feedContest returns the id of the first contest a feed defines.
-func feedContest(r io.Reader) (string, error) {
+// feedContest returns the id of the first contest a feed defines. Bad lines are passed over; a feed that
+// cannot be read fails.
+func feedContest(ctx context.Context, r io.Reader) (string, error) {
 	rd := ccs.NewReader(r)
 	for {
 		ev, err := rd.Next()
-		if err == io.EOF {
+		switch {
+		case err == io.EOF:
 			return "", errors.New("the feed defines no contest: give --contest ID")
-		}
-		if err == nil && ev.Type == rankd.EventContest && ev.Contest != nil && ev.Contest.ID != "" {
+		case err != nil && !badLine(err):
+			return "", err
+		case ctx.Err() != nil:
+			return "", ctx.Err()
+		case err == nil && ev.Type == rankd.EventContest && ev.Contest != nil && ev.Contest.ID != "":
 			return ev.Contest.ID, nil
 		}
 	}

@@ -272,7 +272,7 @@ func createLoadContest(ctx context.Context, client *http.Client, sl streamLoad, 
 		problems = append(problems, map[string]any{"id": fmt.Sprintf("p%d", i), "label": fmt.Sprintf("P%d", i), "name": fmt.Sprintf("Problem %d", i), "ordinal": i})
 	}
 	body, err := json.Marshal(map[string]any{
-		"contest": map[string]any{"id": sl.contest, "name": "Load", "start_time": ccs.FormatTime(start),
+		"contest": map[string]any{"id": sl.contest, "name": loadContestName, "start_time": ccs.FormatTime(start),
 			"duration": "100:00:00", "scoreboard_freeze_duration": "0:00:00"},
 		"problems": problems, "teams": teams,
 	})

@@ -5,14 +5,18 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"slices"
 	"sync"
 	"time"
+
+	"rankd/gen"
 )
 
 // loadtest drives a running rankd over HTTP and reports throughput and latency:
@@ -57,6 +61,17 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 	case *mode == "stream" && *rate < 1:
 		fmt.Fprintln(m.Stderr, "loadtest: --rate must be at least 1 judgement a second")
 		return errUsage
+	case *mode == "post" && (*team == "" || *problem == ""):
+		fmt.Fprintln(m.Stderr, "loadtest: --mode post needs --team and --problem")
+		return errUsage
+	case *mode != "ingest" && *mode != "post" && *mode != "read" && *mode != "stream":
+		fmt.Fprintf(m.Stderr, "loadtest: unknown mode %q (want ingest, post, read or stream)\n", *mode)
+		return errUsage
+	}
+	server, err := serverURL(*url)
+	if err != nil {
+		fmt.Fprintln(m.Stderr, "loadtest:", err)
+		return errUsage
 	}
 	token := cmp.Or(os.Getenv("RANKD_JUDGE_TOKEN"), os.Getenv("RANKD_ADMIN_TOKEN"))
 	if token == "" && *mode != "read" {
@@ -64,17 +79,22 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 		return errUsage
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *clients + 1}}
-	base := *url + "/api/v1/contests/" + *contest
+	base := server + "/api/v1/contests/" + neturl.PathEscape(*contest)
+	if *mode != "read" {
+		if err := checkLoadContest(ctx, client, base, token); err != nil {
+			var rc *realContestError
+			if errors.As(err, &rc) {
+				fmt.Fprintf(m.Stderr, "loadtest: --mode %s would write into %s; give --contest an id of its own\n", *mode, rc)
+				return errUsage
+			}
+			return err
+		}
+	}
 	var res loadResult
-	var err error
 	switch *mode {
 	case "ingest":
 		res, err = loadIngest(ctx, client, base, token, *feedPath, *batch)
 	case "post":
-		if *team == "" || *problem == "" {
-			fmt.Fprintln(m.Stderr, "loadtest: --mode post needs --team and --problem")
-			return errUsage
-		}
 		n := 0
 		var mu sync.Mutex
 		res, err = loadClients(ctx, *clients, *duration, func(ctx context.Context) error {
@@ -86,7 +106,7 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 			return do(ctx, client, "POST", base+"/submissions", token, []byte(body))
 		})
 	case "stream":
-		sr, err := loadStream(ctx, streamLoad{url: *url, contest: *contest, clients: *clients, rate: *rate,
+		sr, err := loadStream(ctx, streamLoad{url: server, contest: *contest, clients: *clients, rate: *rate,
 			teams: *teams, problems: *problems, duration: *duration,
 			adminToken: os.Getenv("RANKD_ADMIN_TOKEN"), tokenJ: token})
 		if err != nil {
@@ -102,9 +122,6 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 		res, err = loadClients(ctx, *clients, *duration, func(ctx context.Context) error {
 			return do(ctx, client, "GET", path, "", nil)
 		})
-	default:
-		fmt.Fprintf(m.Stderr, "loadtest: unknown mode %q\n", *mode)
-		return errUsage
 	}
 	if err != nil {
 		return err
@@ -237,4 +254,42 @@ func loadIngest(ctx context.Context, client *http.Client, base, token, path stri
 	res.Events, res.Rejected = im.accepted+im.duplicates, im.rejected
 	res.finish(lat, time.Since(begin))
 	return res, err
+}
+
+// loadContestName is the name of the contests loadtest --mode stream creates.
+const loadContestName = "Load"
+
+// realContestError is a contest that a load test must not write into.
+type realContestError struct{ id, name string }
+
+func (e *realContestError) Error() string {
+	return fmt.Sprintf("contest %q (%q), which is not a load test's", e.id, e.name)
+}
+
+// checkLoadContest makes sure that the contest at base is one a load may write into: none yet, one that
+// loadtest created, or a synthetic one (rankd gen's). Anything else is someone's contest, whose log a load
+// would fill with made-up submissions for ever.
+func checkLoadContest(ctx context.Context, client *http.Client, base, token string) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", base, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var c struct{ ID, Name string }
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return nil
+	case resp.StatusCode != http.StatusOK:
+		return fmt.Errorf("GET %s: status %d", base, resp.StatusCode)
+	case json.NewDecoder(resp.Body).Decode(&c) != nil:
+		return fmt.Errorf("GET %s: not a contest", base)
+	case c.Name == loadContestName || c.Name == gen.ContestName:
+		return nil
+	}
+	return &realContestError{id: c.ID, name: c.Name}
 }

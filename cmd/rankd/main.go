@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"rankd"
@@ -52,6 +54,17 @@ func (m *Main) badFlag(command string, err error) error {
 	}
 	fmt.Fprintf(m.Stderr, "rankd %s: %s\n", command, msg)
 	return errUsage
+}
+
+// serverURL checks the --server of a command that talks to a running rankd, and returns it without a
+// trailing slash: a value without its scheme would otherwise fail only at the first request, as if the
+// server were unreachable.
+func serverURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--server %q: want the server's URL, such as http://127.0.0.1:8080", s)
+	}
+	return strings.TrimRight(s, "/"), nil
 }
 
 // errHelp reports that the usage of a command was asked for (-h) and printed: Run then succeeds.

@@ -378,13 +378,13 @@ func (s *Server) runDemo(ctx context.Context) {
 		return nil
 	})
 	cfg := demo.Config(DemoContestID, start)
-	if s.DemoClock.Now().After(start.Add(cfg.Duration)) {
-		s.Logger.Info("the demo contest is over; remove the data directory to play it again",
-			slog.String("contest", DemoContestID))
-		return
+	// A demo whose end passed while the server was down is still caught up (what it has stored again is
+	// duplicates): stopping short would leave its board half-played for ever.
+	over := s.DemoClock.Now().After(start.Add(cfg.Duration))
+	if !over {
+		s.Logger.Info("demo contest playing", slog.String("contest", DemoContestID), slog.Time("start", start),
+			slog.Duration("duration", cfg.Duration))
 	}
-	s.Logger.Info("demo contest playing", slog.String("contest", DemoContestID), slog.Time("start", start),
-		slog.Duration("duration", cfg.Duration))
 	err := demo.Run(ctx, cfg, s.DemoClock, func(ctx context.Context, entries []rankd.LogEntry) error {
 		res, err := s.engine.Submit(ctx, DemoContestID, entries)
 		for _, r := range res {
@@ -394,8 +394,12 @@ func (s *Server) runDemo(ctx context.Context) {
 		}
 		return err
 	})
-	if err != nil && ctx.Err() == nil {
+	switch {
+	case err != nil && ctx.Err() == nil:
 		s.Logger.Error("demo stopped", slog.String("error", err.Error()))
+	case err == nil && over:
+		s.Logger.Info("the demo contest is over; remove the data directory to play it again",
+			slog.String("contest", DemoContestID))
 	}
 }
 

@@ -1,0 +1,113 @@
+package main_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	main "rankd/cmd/rankd"
+	"rankd/demo"
+)
+
+// stillClock is a demo clock that stands where the test puts it: its waits never end, so the demo posts what
+// is due and then waits.
+type stillClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *stillClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *stillClock) After(time.Duration) <-chan time.Time { return nil }
+
+// MustOpenDemo opens serve --demo in-process over dir, on a clock standing at now.
+func MustOpenDemo(tb testing.TB, dir string, now time.Time) *main.Server {
+	tb.Helper()
+	clock := &stillClock{now: now}
+	s := &main.Server{Addr: "127.0.0.1:0", DataDir: dir, Demo: true, Tick: 100 * time.Millisecond,
+		AdminToken: testAdminToken, JudgeToken: testJudgeToken, DemoClock: clock, Now: clock.Now}
+	if err := s.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	waitFor(tb, "readiness", func() bool {
+		resp, err := http.Get("http://" + s.Listening.String() + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return s
+}
+
+// TestDemoRestartedAfterItsEndCatchesUp restarts serve --demo over the data of a demo that was stopped early
+// and whose end has passed since: the demo must post what it had left (a newcomer who stopped the server at
+// the freeze and came back later would otherwise look at a contest stuck half-way for ever).
+func TestDemoRestartedAfterItsEndCatchesUp(t *testing.T) {
+	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	cfg := demo.Config(main.DemoContestID, start)
+	data, _ := genFeed(t, cfg)
+	path := filepath.Join(t.TempDir(), "demo.ndjson")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := offlineRows(t, path, "jury")
+	dir := t.TempDir()
+
+	// First run: stopped 10 minutes into the demo.
+	s := MustOpenDemo(t, dir, start.Add(10*time.Minute))
+	url := "http://" + s.Listening.String()
+	waitFor(t, "the demo's first events", func() bool {
+		resp, err := http.Get(url + "/api/v1/contests/demo/problems")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	time.Sleep(500 * time.Millisecond) // the events due at minute 10 follow the definitions
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Second run, well after the end.
+	s = MustOpenDemo(t, dir, start.Add(cfg.Duration+time.Hour))
+	defer s.Close(context.Background())
+	url = "http://" + s.Listening.String()
+	var got string
+	ok := tryFor(10*time.Second, func() bool {
+		got = MustServedRows(t, url, main.DemoContestID, "jury")
+		return got == want
+	})
+	if !ok {
+		t.Fatalf("the restarted demo's jury board differs from the whole demo contest's:\ngot  %.600s\nwant %.600s", got, want)
+	}
+}
+
+// waitFor fails the test unless ready is true within 10 seconds.
+func waitFor(tb testing.TB, what string, ready func() bool) {
+	tb.Helper()
+	if !tryFor(10*time.Second, ready) {
+		tb.Fatalf("no %s after 10 s", what)
+	}
+}
+
+// tryFor calls ok until it returns true or d has passed, and reports whether it did.
+func tryFor(d time.Duration, ok func() bool) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(50 * time.Millisecond) {
+		if ok() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
