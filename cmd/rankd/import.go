@@ -79,10 +79,11 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 		}
 	}
 	im := importer{
-		client: &http.Client{Timeout: 5 * time.Minute},
-		url:    base + "/api/v1/contests/" + url.PathEscape(*contest) + "/events?results=problems",
-		token:  *token,
-		stderr: m.Stderr,
+		command: "import",
+		client:  &http.Client{Timeout: 5 * time.Minute},
+		url:     base + "/api/v1/contests/" + url.PathEscape(*contest) + "/events?results=problems",
+		token:   *token,
+		stderr:  m.Stderr,
 		state: importState{Server: base, Contest: *contest, Size: info.Size(),
 			Modified: info.ModTime().UTC()},
 		statePath: *statePath,
@@ -169,6 +170,7 @@ type importState struct {
 }
 
 type importer struct {
+	command   string // the rankd command, in messages
 	client    *http.Client
 	url       string
 	token     string
@@ -390,9 +392,9 @@ func (im *importer) send(ctx context.Context, body []byte, first int) (again boo
 			continue
 		}
 		if im.shownRejected++; im.shownRejected <= 20 {
-			fmt.Fprintf(im.stderr, "rankd import: line %d: rejected: %s\n", first+r.Item-1, r.Message)
+			fmt.Fprintf(im.stderr, "rankd %s: line %d: rejected: %s\n", im.command, first+r.Item-1, r.Message)
 		} else if im.shownRejected == 21 {
-			fmt.Fprintln(im.stderr, "rankd import: (more rejected lines: the count at the end says how many)")
+			fmt.Fprintf(im.stderr, "rankd %s: (more rejected lines: the count at the end says how many)\n", im.command)
 		}
 	}
 	return false, nil

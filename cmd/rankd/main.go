@@ -100,6 +100,7 @@ Usage:
   rankd awards --feed FILE [--view public|jury] [--at TIME]
   rankd finalize --contest ID [--server URL] [--token T] [--wait D]
   rankd import --feed FILE [--server URL] [--token T] [--contest ID] [--batch N] [--restart]
+  rankd follow --from URL [--from-auth USER:PASSWORD | --from-token T] [--server URL] [--token T] [--contest ID]
   rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]
@@ -133,6 +134,8 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return m.export(ctx, rest)
 	case "import":
 		return m.importFeed(ctx, rest)
+	case "follow":
+		return m.follow(ctx, rest)
 	case "finalize":
 		return m.finalize(ctx, rest)
 	case "gen":

@@ -18,7 +18,7 @@ import (
 
 // Asking a command for its options (-h) is no failure: they are printed and the command succeeds.
 func TestHelpSucceeds(t *testing.T) {
-	for _, cmd := range []string{"serve", "standings", "awards", "export", "import", "finalize", "gen", "bench", "loadtest"} {
+	for _, cmd := range []string{"serve", "standings", "awards", "export", "import", "follow", "finalize", "gen", "bench", "loadtest"} {
 		t.Run(cmd, func(t *testing.T) {
 			_, errOut, err := run(cmd, "-h")
 			if err != nil {

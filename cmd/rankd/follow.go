@@ -1,0 +1,386 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// follow relays a live CCS event feed (a contest system's, such as DOMjudge's, or another rankd's) to a
+// rankd server as it comes: lines are posted in small batches, none waiting longer than --delay, and
+// when the feed's connection drops it connects again from after the last line read (since_token, or
+// since_id for a 2020-03 feed), so that the board follows the contest system without a gap. It ends when
+// the feed says it has ended (end_of_updates), or at Ctrl-C; run again, it sends the feed from its start,
+// which the server answers with duplicates.
+func (m *Main) follow(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("follow", flag.ContinueOnError)
+	fs.SetOutput(m.Stderr)
+	from := fs.String("from", "", "the event feed to follow, such as https://judge.example/api/v4/contests/ID/event-feed")
+	fromAuth := fs.String("from-auth", "", "USER:PASSWORD for the feed's server (HTTP basic authentication, as DOMjudge's API takes; default: $RANKD_FROM_AUTH)")
+	fromToken := fs.String("from-token", "", "a bearer token for the feed's server instead (default: $RANKD_FROM_TOKEN)")
+	server := fs.String("server", "http://127.0.0.1:8080", "rankd's address")
+	token := fs.String("token", "", "an admin or judge token of rankd (default: $RANKD_ADMIN_TOKEN, else $RANKD_JUDGE_TOKEN)")
+	contest := fs.String("contest", "", "the contest to post to (default: the id of the feed's contest event)")
+	delay := fs.Duration("delay", 100*time.Millisecond, "the longest a line waits before it is posted")
+	batch := fs.Int("batch", 1000, "lines per request at most")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	src, err := url.Parse(*from)
+	if *from == "" || err != nil || (src.Scheme != "http" && src.Scheme != "https") || fs.NArg() > 0 {
+		fmt.Fprintln(m.Stderr, "rankd follow: --from URL is required, an http or https address (and flags come before other arguments)")
+		fs.Usage()
+		return errUsage
+	}
+	if *batch < 1 || *delay <= 0 {
+		fmt.Fprintln(m.Stderr, "rankd follow: --batch must be at least 1 line and --delay more than 0")
+		return errUsage
+	}
+	base, err := serverURL(*server)
+	if err != nil {
+		return m.badFlag("follow", err)
+	}
+	*token = cmp.Or(*token, os.Getenv("RANKD_ADMIN_TOKEN"), os.Getenv("RANKD_JUDGE_TOKEN"))
+	if *token == "" {
+		fmt.Fprintln(m.Stderr, "rankd follow: give rankd's token: --token, or RANKD_ADMIN_TOKEN or RANKD_JUDGE_TOKEN in the environment")
+		return errUsage
+	}
+	*fromAuth = cmp.Or(*fromAuth, os.Getenv("RANKD_FROM_AUTH"))
+	*fromToken = cmp.Or(*fromToken, os.Getenv("RANKD_FROM_TOKEN"))
+	user, password, hasAuth := strings.Cut(*fromAuth, ":")
+	if *fromAuth != "" && !hasAuth {
+		fmt.Fprintln(m.Stderr, "rankd follow: --from-auth must be USER:PASSWORD")
+		return errUsage
+	}
+	feed := &feedSource{url: src, stderr: m.Stderr, authorize: func(req *http.Request) {
+		switch {
+		case *fromAuth != "":
+			req.SetBasicAuth(user, password)
+		case *fromToken != "":
+			req.Header.Set("Authorization", "Bearer "+*fromToken)
+		}
+	}}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines := make(chan []byte, 4*(*batch))
+	feedErr := make(chan error, 1)
+	go func() {
+		defer close(lines)
+		feedErr <- feed.run(ctx, lines)
+	}()
+	r := relay{
+		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, stderr: m.Stderr},
+		server:   base, delay: *delay, batch: *batch,
+	}
+	r.setContest(*contest)
+	err = r.run(ctx, lines)
+	cancel()
+	if ferr := <-feedErr; ferr != nil {
+		err = ferr // why the lines stopped
+	}
+	r.report(true)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "followed %s into contest %s until its end: %d lines, %d accepted, %d duplicates, %d rejected\n",
+		*from, r.contest, r.sent, r.accepted, r.duplicates, r.rejected)
+	return nil
+}
+
+// feedHead is what the relay reads of a feed line: how to resume after it, and whether it ends the feed.
+type feedHead struct {
+	Type  string          `json:"type"`
+	ID    json.RawMessage `json:"id"`
+	Op    string          `json:"op"` // only in 2020-03 feeds, whose id is the event's
+	Token string          `json:"token"`
+	Data  json.RawMessage `json:"data"`
+}
+
+// feedSource reads an event feed, connecting again when its connection ends before the feed does.
+type feedSource struct {
+	url       *url.URL
+	authorize func(*http.Request)
+	stderr    io.Writer
+	// param and after say where to resume: since_token or since_id, after the last line read.
+	param, after string
+	ended        bool // the feed said end_of_updates
+}
+
+// Feeds send a newline at least every 120 s (the CCS specification); a connection silent for longer than
+// feedSilence is taken for dead.
+const feedSilence = 5 * time.Minute
+
+var (
+	// errFeedRefused is a feed's answer that another try would get again.
+	errFeedRefused = errors.New("the feed's server refused")
+	errFeedSilent  = fmt.Errorf("the feed sent nothing for %s", feedSilence)
+)
+
+// run sends the feed's lines to out, connecting again after a dropped connection, until the feed ends, ctx is
+// done, or the feed's server refuses.
+func (f *feedSource) run(ctx context.Context, out chan<- []byte) error {
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
+	failures := 0
+	for {
+		read, err := f.connect(ctx, client, out)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case f.ended:
+			return nil
+		case errors.Is(err, errFeedRefused):
+			return err
+		}
+		if read {
+			failures = 0
+		}
+		failures++
+		wait := min(time.Duration(1<<min(failures-1, 5))*time.Second, 30*time.Second)
+		what := "the feed's connection ended"
+		if err != nil {
+			what = err.Error()
+		}
+		where := "from its start"
+		if f.after != "" {
+			where = fmt.Sprintf("after %s %s", strings.TrimPrefix(f.param, "since_"), f.after)
+		}
+		fmt.Fprintf(f.stderr, "rankd follow: %s; connecting again in %s, %s\n", what, wait, where)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// connect reads the feed once, from where it stopped, until its connection ends; read says a line came.
+func (f *feedSource) connect(ctx context.Context, client *http.Client, out chan<- []byte) (read bool, err error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	u := *f.url
+	q := u.Query()
+	q.Del("since_token")
+	q.Del("since_id")
+	if f.after != "" {
+		q.Set(f.param, f.after)
+	}
+	u.RawQuery = q.Encode()
+	req, err := http.NewRequestWithContext(ctx, "GET", u.String(), nil)
+	if err != nil {
+		return false, err
+	}
+	req.Header.Set("Accept", "application/x-ndjson, application/json")
+	f.authorize(req)
+	resp, err := client.Do(req)
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusBadRequest && f.after != "":
+		// The feed's server does not know where to resume (its database reloaded, say): from the start, then;
+		// rankd answers what it has already as duplicates.
+		fmt.Fprintf(f.stderr, "rankd follow: the feed cannot resume after %s (%s): reading it from its start\n", f.after, resp.Status)
+		f.param, f.after = "", ""
+		return false, nil
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return false, fmt.Errorf("%w %s (%s): give its credentials with --from-auth USER:PASSWORD or --from-token", errFeedRefused, f.url.Redacted(), resp.Status)
+	case resp.StatusCode >= 400 && resp.StatusCode < 500:
+		return false, fmt.Errorf("%w %s (%s)", errFeedRefused, f.url.Redacted(), resp.Status)
+	case resp.StatusCode != http.StatusOK:
+		return false, fmt.Errorf("the feed's server answered %s", resp.Status)
+	}
+	silence := time.AfterFunc(feedSilence, func() { cancel(errFeedSilent) })
+	defer silence.Stop()
+	br := bufio.NewReaderSize(resp.Body, 1<<16)
+	for {
+		text, err := br.ReadBytes('\n')
+		silence.Reset(feedSilence)
+		// A last line cut short by a broken connection is not taken: it comes again, whole, after the line
+		// before it.
+		if line := bytes.TrimSpace(text); len(line) > 0 && (err == nil || json.Valid(line)) {
+			read = true
+			f.note(line)
+			select {
+			case out <- line:
+			case <-ctx.Done():
+				return read, nil
+			}
+		}
+		switch {
+		case err == io.EOF:
+			return read, nil
+		case errors.Is(context.Cause(ctx), errFeedSilent):
+			return read, errFeedSilent
+		case err != nil:
+			return read, fmt.Errorf("the feed's connection broke: %w", err)
+		}
+	}
+}
+
+// note remembers where to resume after a line, and whether it ends the feed.
+func (f *feedSource) note(line []byte) {
+	var h feedHead
+	if json.Unmarshal(line, &h) != nil {
+		return // rankd says what is wrong with it when it is posted
+	}
+	var id string
+	switch {
+	case h.Op != "" && json.Unmarshal(h.ID, &id) == nil && id != "":
+		f.param, f.after = "since_id", id
+	case h.Token != "":
+		f.param, f.after = "since_token", h.Token
+	}
+	if h.Type == "state" {
+		var st struct {
+			EndOfUpdates *string `json:"end_of_updates"`
+		}
+		if json.Unmarshal(h.Data, &st) == nil && st.EndOfUpdates != nil {
+			f.ended = true
+		}
+	}
+}
+
+// relay posts the lines it is given to rankd in batches.
+type relay struct {
+	importer
+	server, contest string
+	delay           time.Duration
+	batch           int
+	held            [][]byte // lines read before the contest's id is known
+	lastReport      time.Time
+}
+
+// maxHeld bounds the lines held while the relay looks for the feed's contest event.
+const maxHeld = 10000
+
+// setContest sets the contest the lines go to.
+func (r *relay) setContest(id string) {
+	r.contest = id
+	r.url = r.server + "/api/v1/contests/" + url.PathEscape(id) + "/events?results=problems"
+}
+
+// run posts lines as they come until lines is closed or ctx is done.
+func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
+	var buf bytes.Buffer
+	count := 0
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	flush := func() error {
+		if count == 0 {
+			return nil
+		}
+		timer.Stop()
+		err := r.post(ctx, buf.Bytes(), r.sent+1)
+		r.sent += count
+		buf.Reset()
+		count = 0
+		r.report(false)
+		return err
+	}
+	// add puts a line in the batch, which goes when full or, at the latest, after the delay.
+	add := func(line []byte) error {
+		if count == 0 {
+			timer.Reset(r.delay)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+		if count++; count >= r.batch || buf.Len() >= maxImportBody {
+			return flush()
+		}
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case line, ok := <-lines:
+			switch {
+			case !ok && ctx.Err() != nil:
+				return ctx.Err()
+			case !ok && r.contest == "":
+				return errors.New("the feed ended without defining its contest: give --contest ID")
+			case !ok:
+				return flush()
+			case r.contest != "":
+				if err := add(line); err != nil {
+					return err
+				}
+				continue
+			}
+			// The lines before the contest's id is known wait for it.
+			if r.held = append(r.held, line); len(r.held) > maxHeld {
+				return fmt.Errorf("the feed's first %d lines define no contest: give --contest ID", maxHeld)
+			}
+			if id := feedLineContest(line); id != "" {
+				r.setContest(id)
+				for _, l := range r.held {
+					if err := add(l); err != nil {
+						return err
+					}
+				}
+				r.held = nil
+			}
+		case <-timer.C:
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// post sends a batch, trying again for as long as rankd is unreachable or unavailable: the feed waits.
+func (r *relay) post(ctx context.Context, body []byte, first int) error {
+	for attempt := 0; ; attempt++ {
+		again, err := r.send(ctx, body, first)
+		if err == nil || !again || ctx.Err() != nil {
+			var pe *postError
+			if errors.As(err, &pe) && pe.status == http.StatusNotFound {
+				return fmt.Errorf("%w: the server has no contest %s, and the feed has not defined it", err, r.contest)
+			}
+			return err
+		}
+		wait := min(time.Duration(1<<min(attempt, 5))*time.Second, 30*time.Second)
+		fmt.Fprintf(r.stderr, "rankd follow: lines from %d: %v; trying again in %s\n", first, err, wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// report says, at most every 10 s and at the end, what rankd took of the feed.
+func (r *relay) report(last bool) {
+	if !last && time.Since(r.lastReport) < 10*time.Second || r.sent == 0 {
+		return
+	}
+	r.lastReport = time.Now()
+	fmt.Fprintf(r.stderr, "rankd follow: %d lines: %d accepted, %d duplicates, %d rejected\n", r.sent, r.accepted, r.duplicates, r.rejected)
+}
+
+// feedLineContest returns the id of the contest a feed line defines, or "".
+func feedLineContest(line []byte) string {
+	var h feedHead
+	if json.Unmarshal(line, &h) != nil || (h.Type != "contest" && h.Type != "contests") {
+		return ""
+	}
+	var c struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(h.Data, &c) != nil {
+		return ""
+	}
+	return c.ID
+}
