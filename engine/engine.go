@@ -50,7 +50,8 @@ const (
 
 // Engine holds the live contests of a server.
 type Engine struct {
-	// Now is the clock, for the events the engine makes itself (a freeze by hand) and nothing else.
+	// Now is the clock, for the events the engine makes itself (the end of a contest whose time is up) and
+	// nothing else.
 	Now func() time.Time
 	// CheckpointEvery is how many log entries are applied between two checkpoints of a contest.
 	CheckpointEvery int

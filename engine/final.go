@@ -23,13 +23,47 @@ func (e *Engine) End(contestID string) (time.Time, error) {
 	return end, err
 }
 
-// Final returns a contest's final standings: its boards at the log's end (in shared mode, after applying
-// what the other servers stored), every row of the jury and public views and the public awards.
-func (e *Engine) Final(ctx context.Context, contestID string) (rankd.FinalStandings, error) {
+// RecordEnd stores the end of a contest whose time is up (by e.Now) but whose state does not say it ended yet.
+// The board reads no clock: until its log says so, a contest has not ended for it, and an OI contest hidden
+// from the public until its end stays hidden. It does nothing before the end, for a contest without a start
+// time, or for one whose state says it ended.
+func (e *Engine) RecordEnd(ctx context.Context, contestID string) error {
 	if e.Shared {
 		if err := e.SyncContest(ctx, contestID); err != nil {
-			return rankd.FinalStandings{}, err
+			return err
 		}
+	}
+	var st rankd.State
+	var start, end time.Time
+	err := e.Read(contestID, func(b *board.Board, _ int64) error {
+		c := b.Contest()
+		st, start, end = b.State(), c.Start, c.Start.Add(c.Duration)
+		return nil
+	})
+	if err != nil || st.Ended != nil || start.IsZero() || e.Now().Before(end) {
+		return err
+	}
+	if st.Started == nil {
+		st.Started = &start
+	}
+	st.Ended = &end
+	entry, err := Entry(rankd.Event{Type: rankd.EventState, State: &st})
+	if err != nil {
+		return err
+	}
+	res, err := e.Submit(ctx, contestID, []rankd.LogEntry{entry})
+	if err == nil && res[0].Status == StatusRejected {
+		err = &rankd.Error{Code: res[0].Code, Message: res[0].Message}
+	}
+	return err
+}
+
+// Final returns a contest's final standings: its boards at the log's end (in shared mode, after applying
+// what the other servers stored), every row of the jury and public views and the public awards. A contest
+// whose time is up is recorded as ended first (see RecordEnd).
+func (e *Engine) Final(ctx context.Context, contestID string) (rankd.FinalStandings, error) {
+	if err := e.RecordEnd(ctx, contestID); err != nil {
+		return rankd.FinalStandings{}, err
 	}
 	f := rankd.FinalStandings{ContestID: contestID}
 	err := e.Read(contestID, func(b *board.Board, pos int64) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -54,6 +55,9 @@ type Server struct {
 	// FinalizeRescueAfter is how long a finalization may be building before it is taken for abandoned (its
 	// server died) and run again; finalize.DefaultRescueAfter when zero.
 	FinalizeRescueAfter time.Duration
+	// FinalizeSettle is how long the log of an ended contest must stay still after late events before the
+	// contest is finalized again; LateSettle when zero.
+	FinalizeSettle time.Duration
 	// AdminToken and JudgeToken come from RANKD_ADMIN_TOKEN and RANKD_JUDGE_TOKEN.
 	AdminToken, JudgeToken string
 	Logger                 *slog.Logger
@@ -216,11 +220,25 @@ func (s *Server) openFinalizer(ctx context.Context) (*finalize.Service, error) {
 // a contest created or whose end moved gets its job within this time.
 const ScheduleEvery = 5 * time.Second
 
+// LateSettle is FinalizeSettle's default.
+const LateSettle = 30 * time.Second
+
+// lateEvents follows the log of an ended contest: judgements still come after the end (of the submissions
+// pending then, a late rejudge), and the final standings built at the end do not hold them.
+type lateEvents struct {
+	pos   int64     // the log position seen last
+	moved time.Time // when it moved after the end; zero once that was finalized
+}
+
 // scheduleFinalizations files, until ctx is done, a finalization of each contest at its end (filing one
-// again changes nothing).
+// again changes nothing), and runs one again once the log of an ended contest has been still for
+// FinalizeSettle after events came after the end, so that the final standings hold the late verdicts
+// without an organiser asking.
 func (s *Server) scheduleFinalizations(ctx context.Context) {
-	tick := time.NewTicker(ScheduleEvery)
+	settle := cmp.Or(s.FinalizeSettle, LateSettle)
+	tick := time.NewTicker(min(ScheduleEvery, settle))
 	defer tick.Stop()
+	late := map[string]*lateEvents{}
 	for {
 		for _, id := range s.engine.ContestIDs() {
 			end, err := s.engine.End(id)
@@ -229,6 +247,29 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 			}
 			if err := s.finalizer.Schedule(ctx, id, end); err != nil && ctx.Err() == nil {
 				s.Logger.Warn("scheduling a finalization failed", slog.String("contest", id), slog.String("error", err.Error()))
+			}
+			now := s.Now()
+			var pos int64
+			if now.Before(end) || s.engine.Read(id, func(_ *board.Board, p int64) error { pos = p; return nil }) != nil {
+				delete(late, id)
+				continue
+			}
+			// The log says when the contest ended (what an OI contest hidden until its end waits for), even
+			// should its finalization fail.
+			if err := s.engine.RecordEnd(ctx, id); err != nil && ctx.Err() == nil {
+				s.Logger.Warn("recording the end failed", slog.String("contest", id), slog.String("error", err.Error()))
+			}
+			switch l := late[id]; {
+			case l == nil:
+				late[id] = &lateEvents{pos: pos} // what came before is the finalization at the end's
+			case pos != l.pos:
+				l.pos, l.moved = pos, now
+			case !l.moved.IsZero() && now.Sub(l.moved) >= settle:
+				l.moved = time.Time{}
+				s.Logger.Info("finalizing again for events after the end", slog.String("contest", id), slog.Int64("pos", pos))
+				if _, err := s.finalizer.Run(ctx, id, now); err != nil && ctx.Err() == nil {
+					s.Logger.Warn("finalizing again failed", slog.String("contest", id), slog.String("error", err.Error()))
+				}
 			}
 		}
 		select {

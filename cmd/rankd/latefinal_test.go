@@ -1,0 +1,54 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	main "rankd/cmd/rankd"
+)
+
+// A verdict that comes after the contest's end (a submission pending then) reaches the final standings once
+// the log has been still for a while, without anyone finalizing by hand.
+func TestLateVerdictsAreFinalized(t *testing.T) {
+	s := &main.Server{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken,
+		FinalizeSettle: 300 * time.Millisecond}
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	url := "http://" + s.Listening.String()
+	waitFor(t, "readiness", func() bool {
+		resp, err := http.Get(url + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	start := time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)
+	MustDo(t, "POST", url+"/api/v1/contests", `{"contest":{"id":"late","name":"Late","start_time":"`+start+`",
+		"duration":"1:00:00","scoreboard_freeze_duration":"0:00:00"},"problems":[{"id":"A","label":"A","ordinal":0}],
+		"teams":[{"id":"t1","name":"Alpha"}]}`, http.StatusCreated)
+	MustDo(t, "POST", url+"/api/v1/contests/late/submissions", `{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:59:00"}`, http.StatusOK)
+	solved := func() (int64, int) {
+		resp, err := http.Get(url + "/api/v1/contests/late/final")
+		if err != nil {
+			return 0, -1
+		}
+		defer resp.Body.Close()
+		var f struct {
+			Version int64
+			Rows    []struct{ Solved int }
+		}
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&f) != nil || len(f.Rows) != 1 {
+			return 0, -1
+		}
+		return f.Version, f.Rows[0].Solved
+	}
+	waitFor(t, "final standings", func() bool { v, n := solved(); return v > 0 && n == 0 })
+	MustDo(t, "POST", url+"/api/v1/contests/late/judgements", `{"id":"j1","submission_id":"s1","judgement_type_id":"AC","start_contest_time":"0:59:30"}`, http.StatusOK)
+	waitFor(t, "the late verdict in the final standings", func() bool { _, n := solved(); return n == 1 })
+}
