@@ -69,3 +69,43 @@ func TestAdminActionsSeeOtherServersChanges(t *testing.T) {
 		}
 	}
 }
+
+// Servers whose Redis went away subscribe to each other's notices again once it is back: they then see each
+// other's events at once, not at their next periodic look at the log, a second later.
+func TestNoticesFollowOnceRedisIsBack(t *testing.T) {
+	redis := MustStartRedis(t)
+	args := []string{"--postgres", pgtest.MustSchema(t), "--redis", redis.URL()}
+	a, b := StartRankd(t, t.TempDir(), args...), StartRankd(t, t.TempDir(), args...)
+	redis.stop()
+	time.Sleep(time.Second)
+	redis.start(t)
+	MustDo(t, "POST", a.URL+"/api/v1/contests", `{"contest":{"id":"notice","name":"Notice","duration":"5:00:00"},
+		"teams":[{"id":"t1","name":"Alpha"}]}`, http.StatusCreated)
+	seen := func(name string) bool {
+		var teams []struct{ Name string }
+		MustGetJSON(t, b.URL+"/api/v1/contests/notice/teams?view=jury", testAdminToken, &teams)
+		return len(teams) == 1 && teams[0].Name == name
+	}
+	eventually(t, "the second server knows the contest", func() string {
+		if resp, err := http.Get(b.URL + "/api/v1/contests/notice"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return ""
+			}
+		}
+		return "not yet"
+	})
+	time.Sleep(4 * time.Second) // the servers subscribe again within 1 + 2 s of Redis' return
+	begin := time.Now()
+	for i := range 5 {
+		name := fmt.Sprintf("Alpha %d", i)
+		MustDo(t, "PATCH", a.URL+"/api/v1/contests/notice", `{"teams":[{"id":"t1","name":"`+name+`"}]}`, http.StatusOK)
+		for !seen(name) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// By the periodic look alone, five changes take 2.5 s on average.
+	if took := time.Since(begin); took > 1500*time.Millisecond {
+		t.Errorf("five changes reached the other server in %s, want well under the periodic look's second each", took)
+	}
+}

@@ -289,14 +289,35 @@ const FollowEvery = time.Second
 func (s *Server) follow(ctx context.Context) {
 	wake := make(chan string, 1024)
 	go func() {
-		err := s.projection.Subscribe(ctx, func(contestID string, _ int64) {
-			select {
-			case wake <- contestID:
-			default: // a full queue already holds work: the periodic sync catches up
+		// Subscribed again whenever the subscription fails or ends (Redis unreachable when this server
+		// started, say): meanwhile the periodic sync alone brings other servers' events, a second late.
+		wait := time.Second
+		for {
+			begin := time.Now()
+			err := s.projection.Subscribe(ctx, func(contestID string, _ int64) {
+				select {
+				case wake <- contestID:
+				default: // a full queue already holds work: the periodic sync catches up
+				}
+			})
+			if ctx.Err() != nil {
+				return
 			}
-		})
-		if err != nil && ctx.Err() == nil {
-			s.Logger.Error("following other servers' notices stopped", slog.String("error", err.Error()))
+			msg := "the subscription ended"
+			if err != nil {
+				msg = err.Error()
+			}
+			if time.Since(begin) > time.Minute {
+				wait = time.Second // it had worked: this is a new failure
+			}
+			s.Logger.Warn("following other servers' notices failed; subscribing again", slog.Duration("in", wait),
+				slog.String("error", msg))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 30*time.Second)
 		}
 	}()
 	tick := time.NewTicker(FollowEvery)
