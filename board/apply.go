@@ -481,7 +481,9 @@ func (b *Board) applyState(ev *rankd.Event) error {
 // publicHideFrom returns the time from which the public view hides verdicts.
 func (b *Board) publicHideFrom() int64 {
 	switch {
-	case b.state.Revealed():
+	case b.state.Thawed != nil:
+		// Not a finalized state alone: the CCS lets results be finalized before the thaw, and the public
+		// board stays frozen until then (the World Finals reveal the finalized results at the ceremony).
 		return score.Never
 	case b.contest.HideUntilEnd && (b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI):
 		if b.state.Ended != nil {

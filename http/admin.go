@@ -119,11 +119,79 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err != nil {
 		return err
 	}
+	var reopened *rankd.State
+	if len(cb.Contest) > 0 {
+		if reopened, err = s.redefine(id, cb.lines()[0]); err != nil {
+			return err
+		}
+	}
 	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(cb.lines(), []byte{'\n'})))
 	if err != nil {
 		return err
 	}
+	if reopened != nil && resp.Results[0].Status != engine.StatusRejected {
+		if err := s.submitEvents(r, id, rankd.Event{Type: rankd.EventState, State: reopened}); err != nil {
+			return err
+		}
+	}
 	return writeIngest(w, http.StatusOK, &resp)
+}
+
+// redefine checks a new definition of a contest (its feed line) against where the contest stands, and
+// returns the state to record after it when the state must follow it (nil when not).
+//   - Once the public board is frozen, it refuses to move the freeze later: the verdicts between where the
+//     freeze began and where it would begin would go public (extending a frozen contest without lengthening
+//     its freeze would do that; lifting the freeze is the thaw's).
+//   - A start moved after the start was recorded (a delay) moves the recorded one, or takes it back when
+//     the new start is still to come: the CCS wants them equal, and absolute times are read from it.
+//   - A definition that ends the contest after now, when its state says it ended (the end recorded at a
+//     first reveal or thaw attempt, then a power cut made up for), reopens it: the recorded end goes. Once
+//     results are out (thawed, finalized, a reveal step made), that is refused.
+func (s *Server) redefine(contestID string, line []byte) (*rankd.State, error) {
+	var c rankd.Contest
+	var st rankd.State
+	var steps int
+	if err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+		c, st = b.Contest(), b.State()
+		steps, _, _ = b.Reveal()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	ev, err := ccs.NewReader(bytes.NewReader(line)).Next()
+	if err != nil || ev.Contest == nil {
+		return nil, nil // the ingest says what is wrong with it
+	}
+	nc := ev.Contest
+	if from, to := c.FreezeTime(), nc.FreezeTime(); publicFrozen(&c, st, now) && to > from {
+		return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen since %s, and this change would "+
+			"move the freeze to %s, showing the public what it hid: to keep the freeze where it began, set "+
+			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", contestID, ccs.FormatRelTime(from),
+			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
+	}
+	if nc.Start.IsZero() {
+		return nil, nil // a start taken back moves no recorded step
+	}
+	changed := false
+	if st.Started != nil && !st.Started.Equal(nc.Start) {
+		start := &nc.Start
+		if now.Before(nc.Start) {
+			start = nil // delayed to later than now: not started yet
+		}
+		st.Started, changed = start, true
+	}
+	if st.Ended != nil && now.Before(nc.Start.Add(nc.Duration)) {
+		if st.Thawed != nil || st.Finalized != nil || steps > 0 {
+			return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q ended and its results are out (thawed, finalized or "+
+				"being revealed): it cannot end after now", contestID)
+		}
+		st.Ended, st.EndOfUpdates, changed = nil, nil, true
+	}
+	if !changed {
+		return nil, nil
+	}
+	return &st, nil
 }
 
 func defaultJudgementTypeLines() [][]byte {

@@ -235,11 +235,19 @@ func (s *Server) frozen(b *board.Board, v rankd.View) bool {
 }
 
 func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, v rankd.View) bool {
-	if v.Kind == rankd.ViewJury {
-		return false
+	return v.Kind != rankd.ViewJury && publicFrozen(c, st, s.Now())
+}
+
+// publicFrozen reports whether the public board hides verdicts at now: from the freeze until the thaw,
+// which may come after the finalization.
+func publicFrozen(c *rankd.Contest, st rankd.State, now time.Time) bool {
+	switch phase(c, st, now) {
+	case PhaseFrozen:
+		return true
+	case PhaseEnded, PhaseFinalized:
+		return st.Thawed == nil && c.FreezeTime() < c.Duration
 	}
-	p := phase(c, st, s.Now())
-	return p == PhaseFrozen || (p == PhaseEnded && c.FreezeTime() < c.Duration)
+	return false
 }
 
 // pageETag names a version of a page: the view, its sequence number and whether it is frozen (which the
