@@ -33,8 +33,8 @@ export function cellView(rules, problem, c) {
     label.push(`${formatScore(score)} points`, pending > 0 ? "pending" : "");
   }
   if (tries === 0) return { cls: "", top: "", bottom: "", label: `${problem.label}: no submissions` };
-  label.push(`${plural(judged, "try", "tries")}${pending > 0 ? `, ${pending} pending` : ""}`);
-  return { cls, top, bottom: triesText, label: label.filter(Boolean).join(" ") };
+  const counts = [plural(judged, "try", "tries"), pending > 0 ? `${pending} pending` : ""].filter(Boolean).join(", ");
+  return { cls, top, bottom: triesText, label: `${label.filter(Boolean).join(" ")}, ${counts}` };
 }
 
 // sameCell reports whether two cells show the same result: the jury view marks those the public sees
