@@ -19,10 +19,10 @@ import (
 //   - A team is left out while it is hidden, banned or in a hidden group (or deleted), and its submissions and
 //     judgements with it; a hidden group is left out too. Bans (rankd's own type) are never sent.
 //   - A judgement is left out while its submission is hidden from the public: made at or after the freeze
-//     while the contest is neither thawed nor finalized (for an OI or IOI contest hidden until its end: any
-//     submission until the contest ended), unless a step of the stepwise reveal (rankd's "reveal" type)
-//     revealed its team's problem: the rule of the public board.
-//   - Awards from the log are left out until the contest is thawed or finalized, and then name only the teams
+//     while the contest is not thawed (a finalization alone does not thaw it; for an OI or IOI contest hidden
+//     until its end: any submission until the contest ended), unless a step of the stepwise reveal (rankd's
+//     "reveal" type) revealed its team's problem: the rule of the public board.
+//   - Awards from the log are left out until the contest is thawed, and then name only the teams
 //     the public feed has: an award naming a team it leaves out is sent with that team taken out of its
 //     team_ids, and again whenever one of its teams comes or goes.
 //   - An organization is sent once a team the public feed has belongs to it (before that team), and deleted
@@ -32,7 +32,7 @@ import (
 //     included: they describe the contest, not its results.
 //
 // When something left out becomes visible, its latest version is sent then: at the thaw (the state event
-// that sets thawed or finalized, or a contest event that lifts the freeze), after that event's own line, the
+// that sets thawed, or a contest event that lifts the freeze), after that event's own line, the
 // withheld judgements follow in the order the log holds them (before it, when the same state event also sets
 // end_of_updates, which must come last); at a reveal step, before its line, those of the cell it reveals, in
 // the same order; a team shown again comes back with its submissions and their visible judgements. When
@@ -407,7 +407,8 @@ func (f *FeedFilter) judVisible(j *fjud) bool {
 func (f *FeedFilter) hideFrom() int64 {
 	c := &f.contest
 	switch {
-	case f.state.Revealed():
+	case f.state.Thawed != nil:
+		// Not a finalization alone: the public board stays frozen until the thaw (see package board).
 		return math.MaxInt64
 	case c.HideUntilEnd && (c.Rules == rankd.OI || c.Rules == rankd.IOI):
 		if f.state.Ended != nil {
@@ -665,7 +666,7 @@ func (f *FeedFilter) rehide(emit func([]byte) error) error {
 // syncAward brings what the public feed has of an award in line with the thaw and with the teams it may
 // see: the log's line when it sees every team the award names, else the award without the others.
 func (f *FeedFilter) syncAward(a *faward, emit func([]byte) error) error {
-	if !a.live || !f.state.Revealed() {
+	if !a.live || f.state.Thawed == nil {
 		return f.sync(rankd.EventAward, &a.fobj, false, emit)
 	}
 	teams := make([]string, 0, len(a.award.TeamIDs))

@@ -42,7 +42,7 @@ func summary(tb testing.TB, line []byte) string {
 		s = "-" + s
 	case ev.Type == rankd.EventState && ev.State.EndOfUpdates != nil:
 		s = "state end"
-	case ev.Type == rankd.EventState && ev.State.Revealed():
+	case ev.Type == rankd.EventState && ev.State.Thawed != nil:
 		s = "state thawed"
 	case ev.Type == rankd.EventState || ev.Type == rankd.EventContest:
 		s = ev.Type.String()
@@ -101,6 +101,7 @@ func TestFeedFilterRules(t *testing.T) {
 		team1Org2  = `{"type":"teams","id":"t1","data":{"id":"t1","name":"Alpha","organization_id":"o2"}}`
 		team1OrgH  = `{"type":"teams","id":"t1","data":{"id":"t1","name":"Alpha","organization_id":"o1","hidden":true}}`
 		team2Org2  = `{"type":"teams","id":"t2","data":{"id":"t2","name":"Bravo","organization_id":"o2","hidden":true}}`
+		finalized  = `{"type":"state","id":null,"data":{"started":"2026-03-01T10:00:00.000Z","frozen":"2026-03-01T14:00:00.000Z","ended":"2026-03-01T15:00:00.000Z","finalized":"2026-03-01T15:30:00.000Z"}}`
 		oiContest  = `{"type":"contest","id":null,"data":{"id":"c","name":"C","start_time":"2026-03-01T10:00:00.000Z","duration":"5:00:00.000","scoreboard_type":"score","rankd":{"hide_until_end":true}}}`
 	)
 	base := []string{contest, problem, groupG, team1}
@@ -142,6 +143,9 @@ func TestFeedFilterRules(t *testing.T) {
 				"-submissions s1", "-teams t1", "-groups g", "groups g", "teams t1", "submissions s1"}},
 		{"a team in a hidden group never appears", []string{contest, problem, groupGHid, team1, sub1Early, jud1},
 			[]string{"contest", "problems A"}},
+		{"a finalization before the thaw releases nothing: the thaw does", append(base[:4:4], sub2Frozen, jud2, award, finalized, thawed),
+			[]string{"contest", "problems A", "groups g", "teams t1", "submissions s2", "state", "state thawed",
+				"judgements j2", "awards winner"}},
 		{"awards wait for the thaw", append(base[:4:4], award, thawed),
 			[]string{"contest", "problems A", "groups g", "teams t1", "state thawed", "awards winner"}},
 		{"an OI contest hidden until its end hides every verdict until then",

@@ -68,6 +68,15 @@ func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Bo
 		}
 	}
 	b, err := m.load(ctx, f.feed, at)
+	if err != nil {
+		return nil, view, at, err
+	}
+	// A contest finalized before its thaw (the CCS allows it): its results are final, and its public view here
+	// is the final board, as a thaw shows it. Only a server's public board waits for the thaw itself.
+	if st := b.State(); st.Finalized != nil && st.Thawed == nil {
+		st.Thawed = st.Finalized
+		_, err = b.Apply(&rankd.Event{Type: rankd.EventState, State: &st})
+	}
 	return b, view, at, err
 }
 
