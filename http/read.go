@@ -16,6 +16,7 @@ import (
 	"rankd"
 	"rankd/board"
 	"rankd/ccs"
+	"rankd/score"
 	"rankd/stream"
 )
 
@@ -611,16 +612,27 @@ func (s *Server) getProblemStats(w http.ResponseWriter, r *http.Request) error {
 		probs := b.Problems()
 		out.ContestID, out.View, out.Seq = cid, v.String(), st.Seq
 		out.Problems = make([]problemStatsJSON, len(probs))
+		full := make([]float64, len(probs)) // OI and IOI: the score that solves a problem; 0 when unknown
+		scored := b.Contest().Rules == rankd.OI || b.Contest().Rules == rankd.IOI
 		for i, p := range probs {
 			out.Problems[i].problemJSON = problemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal,
 				RGB: p.RGB, Color: p.Color, MaxScore: p.MaxScore, Value: p.Value}
+			full[i] = p.MaxScore
+			if len(p.Subtasks) > 0 {
+				full[i] = 0
+				for _, st := range p.Subtasks {
+					full[i] += st
+				}
+				full[i] = score.Round(full[i]) // as a cell's sum of subtasks is
+			}
 		}
 		for _, row := range st.Rows {
 			for i, c := range row.Cells {
 				ps := &out.Problems[i]
 				ps.Attempts += c.Judged + c.Pending
 				ps.Pending += c.Pending
-				if c.Solved {
+				// A score contest's cell is "solved" with any points; the problem is solved at full marks.
+				if c.Solved && (!scored || full[i] > 0 && c.Score >= full[i]) {
 					ps.Solved++
 					if t := c.Time.Milliseconds(); ps.FirstSolveMS == nil || t < *ps.FirstSolveMS {
 						ps.FirstSolveMS = &t
