@@ -23,11 +23,11 @@ func (e *Engine) End(contestID string) (time.Time, error) {
 	return end, err
 }
 
-// RecordEnd stores the end of a contest whose time is up (by e.Now) but whose state does not say it ended yet.
+// RecordEnd stores the end of a contest whose time is up at now but whose state does not say it ended yet.
 // The board reads no clock: until its log says so, a contest has not ended for it, and an OI contest hidden
 // from the public until its end stays hidden. It does nothing before the end, for a contest without a start
 // time, or for one whose state says it ended.
-func (e *Engine) RecordEnd(ctx context.Context, contestID string) error {
+func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time) error {
 	if e.Shared {
 		if err := e.SyncContest(ctx, contestID); err != nil {
 			return err
@@ -40,7 +40,7 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string) error {
 		st, start, end = b.State(), c.Start, c.Start.Add(c.Duration)
 		return nil
 	})
-	if err != nil || st.Ended != nil || start.IsZero() || e.Now().Before(end) {
+	if err != nil || st.Ended != nil || start.IsZero() || now.Before(end) {
 		return err
 	}
 	if st.Started == nil {
@@ -62,7 +62,7 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string) error {
 // what the other servers stored), every row of the jury and public views and the public awards. A contest
 // whose time is up is recorded as ended first (see RecordEnd).
 func (e *Engine) Final(ctx context.Context, contestID string) (rankd.FinalStandings, error) {
-	if err := e.RecordEnd(ctx, contestID); err != nil {
+	if err := e.RecordEnd(ctx, contestID, e.Now()); err != nil {
 		return rankd.FinalStandings{}, err
 	}
 	f := rankd.FinalStandings{ContestID: contestID}

@@ -198,17 +198,8 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 // endByClock records the end of a contest whose time is up but whose state does not say it ended yet, as the
 // thaw does: the reveal comes after the end.
 func (s *Server) endByClock(r *http.Request, cid string) error {
-	c, st, now, err := s.contestNow(r.Context(), cid)
-	if err != nil {
+	if err := s.current(r.Context(), cid); err != nil {
 		return err
 	}
-	end := c.Start.Add(c.Duration)
-	if st.Ended != nil || c.Start.IsZero() || now.Before(end) {
-		return nil
-	}
-	if st.Started == nil {
-		st.Started = &c.Start
-	}
-	st.Ended = &end
-	return s.submitEvents(r, cid, rankd.Event{Type: rankd.EventState, State: &st})
+	return s.Engine.RecordEnd(r.Context(), cid, s.Now())
 }

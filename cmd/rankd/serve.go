@@ -256,7 +256,7 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 			}
 			// The log says when the contest ended (what an OI contest hidden until its end waits for), even
 			// should its finalization fail.
-			if err := s.engine.RecordEnd(ctx, id); err != nil && ctx.Err() == nil {
+			if err := s.engine.RecordEnd(ctx, id, now); err != nil && ctx.Err() == nil {
 				s.Logger.Warn("recording the end failed", slog.String("contest", id), slog.String("error", err.Error()))
 			}
 			switch l := late[id]; {
