@@ -74,6 +74,10 @@ func NewReader(r io.Reader) *Reader {
 // Line returns the 1-based line number of the event (or error) last returned by Next.
 func (r *Reader) Line() int { return r.evLine }
 
+// NumberFrom numbers the lines still to read from first on (1 at the start), in Line and in errors: a caller
+// that puts lines of its own before a feed numbers the feed's from 1 by giving 1 minus their count.
+func (r *Reader) NumberFrom(first int) { r.line = first - 1 }
+
 // Skipped returns how many lines of each type were skipped: the types a scoreboard ignores (languages,
 // clarifications, accounts, ...) and unknown ones, keyed by the type as the feed spells it.
 func (r *Reader) Skipped() map[string]int { return maps.Clone(r.skipped) }

@@ -182,8 +182,8 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 	if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
 		return ingestResponse{}, err
 	}
-	skip := bytes.Count(prefix, []byte{'\n'})
 	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), ccs.SkipBOM(feed)))
+	rd.NumberFrom(1 - bytes.Count(prefix, []byte{'\n'})) // the body's lines from 1, in items and messages
 	var parts []part
 	var items []item
 	var entries []rankd.LogEntry
@@ -211,9 +211,9 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		case errors.As(err, &tooLarge):
 			return ingestResponse{}, err
 		default:
-			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end, after line %d", rd.Line()-skip)
+			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end, after line %d", rd.Line())
 		}
-		n := rd.Line() - skip
+		n := rd.Line()
 		if n > 0 && items == nil {
 			room := decodeChunk
 			if len(parts) == 0 {

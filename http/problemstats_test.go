@@ -48,3 +48,21 @@ func TestProblemStatsOfScoreContests(t *testing.T) {
 		t.Errorf("B: got %d solved, %d attempts, first solve %v; want 0, 1, none", b.Solved, b.Attempts, b.FirstSolveMS)
 	}
 }
+
+// A rejected object is named by its own line (or element) in the answer's message, as in its item number:
+// not by its place after the lines the server reads first (the contest's definition and state).
+func TestRejectedLineNumbers(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	var out struct {
+		Results []struct {
+			Item    int
+			Message string
+		}
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
+		`[{"id":"s8","team_id":"t1","problem_id":"A","contest_time":"0:10:00"},{"id":"s9","team_id":"t1","problem_id":"A","contest_time":"nonsense"}]`, &out)
+	if len(out.Results) != 2 || out.Results[1].Item != 2 || !strings.HasPrefix(out.Results[1].Message, "line 2:") {
+		t.Errorf("got %+v, want item 2 rejected with a message about line 2", out.Results)
+	}
+}
