@@ -505,3 +505,29 @@ func TestRefusedDefinitionCreatesNoContest(t *testing.T) {
 		t.Errorf("an event of the refused contest: got %v, want code %s", err, rankd.ENOTFOUND)
 	}
 }
+
+// A new contest's id must be a CCS identifier: one with a slash, a space or a question mark could be created
+// but never addressed in a URL.
+func TestNewContestIDs(t *testing.T) {
+	ctx := context.Background()
+	store := MustOpenStore(t, t.TempDir())
+	defer store.Close()
+	e := MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	for _, tc := range []struct {
+		id string
+		ok bool
+	}{
+		{"wf47_finals", true}, {"euc-2025.1", true}, {"A", true}, {"x/y", false}, {"a b", false}, {"q?x=1", false},
+		{".hidden", false}, {"é", false}, {"abcdefghijklmnopqrstuvwxyz0123456789x", false},
+	} {
+		def, err := engine.Entry(rankd.Event{Type: rankd.EventContest, ID: tc.id, Contest: &rankd.Contest{ID: tc.id, Duration: time.Hour}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Submit(ctx, tc.id, []rankd.LogEntry{def})
+		if got := err == nil; got != tc.ok {
+			t.Errorf("contest id %q: got %v, want accepted %v", tc.id, err, tc.ok)
+		}
+	}
+}
