@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -63,7 +64,9 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "rankd follow: --from-auth must be USER:PASSWORD")
 		return errUsage
 	}
-	feed := &feedSource{url: src, stderr: m.Stderr, authorize: func(req *http.Request) {
+	// The feed's reader and the relay report on their own goroutines.
+	stderr := &lockedWriter{w: m.Stderr}
+	feed := &feedSource{url: src, stderr: stderr, authorize: func(req *http.Request) {
 		switch {
 		case *fromAuth != "":
 			req.SetBasicAuth(user, password)
@@ -80,7 +83,7 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 		feedErr <- feed.run(ctx, lines)
 	}()
 	r := relay{
-		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, stderr: m.Stderr},
+		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, stderr: stderr},
 		server:   base, delay: *delay, batch: *batch,
 	}
 	r.setContest(*contest)
@@ -383,4 +386,16 @@ func feedLineContest(line []byte) string {
 		return ""
 	}
 	return c.ID
+}
+
+// lockedWriter serializes the writes of several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
