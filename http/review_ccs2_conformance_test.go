@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,49 +99,17 @@ func checkFeedReferences(tb testing.TB, name string, lines []feedLine) {
 // is added: rankd keeps none when the sender gave none), every reference names an object sent before it,
 // and resuming after any line gives the rest of the feed.
 func TestReviewCCS2RealFeedsConform(t *testing.T) {
-	endpoints := []struct{ path, schema string }{
-		{"", "contest.json"},
-		{"/scoreboard", "scoreboard.json"},
-		{"/state", "state.json"},
-		{"/awards", "awards.json"},
-		{"/teams", "teams.json"},
-		{"/problems", "problems.json"},
-		{"/groups", "groups.json"},
-		{"/organizations", "organizations.json"},
-		{"/judgement-types", "judgement-types.json"},
-	}
-	feedSchema := ccstest.SchemaValidator(t, "event-feed.json")
 	for _, name := range []string{"euc2025", "wf47"} {
 		t.Run(name, func(t *testing.T) {
 			e := MustOpen(t)
 			cid := e.MustRealContest(t, name)
-			for _, ep := range endpoints {
-				v := ccstest.SchemaValidator(t, ep.schema)
-				for _, q := range []struct{ query, token string }{{"", ""}, {"?view=jury", judgeToken}} {
-					r := e.Do(t, "GET", "/api/contests/"+cid+ep.path+q.query, q.token, nil)
-					if r.Status != http.StatusOK {
-						t.Errorf("GET %s%s: status %d: %s", ep.path, q.query, r.Status, r.Body)
-						continue
-					}
-					if err := v.Check(r.Body); err != nil {
-						t.Errorf("GET %s%s does not validate against %s: %v", ep.path, q.query, ep.schema, err)
-					}
-				}
-			}
+			checkEndpointsConform(t, e, cid)
 			for _, token := range []string{judgeToken, ""} {
 				lines := e.MustFeed(t, cid, "", token)
 				if len(lines) == 0 {
 					t.Fatalf("token %q: an empty feed", token)
 				}
-				for _, l := range lines {
-					doc := l.Raw
-					if l.Type == "submissions" && string(l.Data) != "null" && !bytes.Contains(doc, []byte(`"language_id"`)) {
-						doc = bytes.Replace(doc, []byte(`"data":{`), []byte(`"data":{"language_id":"x",`), 1)
-					}
-					if err := feedSchema.Check(doc); err != nil {
-						t.Errorf("token %q: line %s does not validate: %v\n%s", token, l, err, l.Raw)
-					}
-				}
+				checkFeedLinesConform(t, "token "+strconv.Quote(token), lines)
 				checkFeedReferences(t, name, lines)
 				step := max(1, len(lines)/7)
 				for i := 0; i < len(lines); i += step {
@@ -161,23 +130,76 @@ func TestReviewCCS2FeedScoreboardEqualsServed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := MustOpen(t)
 			cid := e.MustRealContest(t, name)
-			for _, tt := range []struct {
-				token, query string
-				view         rankd.View
-			}{{judgeToken, "?view=jury", rankd.JuryView}, {"", "", rankd.PublicView}} {
-				b := MustImport(t, e.MustFeed(t, cid, "", tt.token))
-				c := b.Contest()
-				want, err := json.Marshal(ccs.Scoreboard(&c, b.Problems(), MustStandings(t, b, tt.view), b.State(), e.now).Rows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var served struct{ Rows json.RawMessage }
-				e.MustDo(t, http.StatusOK, "GET", "/api/contests/"+cid+"/scoreboard"+tt.query, tt.token, nil, &served)
-				if got := strings.TrimSpace(string(served.Rows)); got != string(want) {
-					t.Errorf("%s view: the scoreboard of the feed differs from the one served:\ngot  %.600s\nwant %.600s", tt.view, got, want)
-				}
+			for _, v := range feedViews {
+				checkFeedScoreboard(t, e, cid, v, e.MustFeed(t, cid, "", v.token))
 			}
 		})
+	}
+}
+
+// feedView is one of the two event feeds and scoreboards: the token and the query that ask for it.
+type feedView struct {
+	token, query string
+	view         rankd.View
+}
+
+// feedViews are the jury's feed (a judge token) and the public's.
+var feedViews = []feedView{{judgeToken, "?view=jury", rankd.JuryView}, {"", "", rankd.PublicView}}
+
+// checkEndpointsConform checks that every CCS endpoint of contest cid validates against its schema, in the
+// public and the jury view.
+func checkEndpointsConform(t *testing.T, e *env, cid string) {
+	t.Helper()
+	endpoints := []struct{ path, schema string }{
+		{"", "contest.json"}, {"/scoreboard", "scoreboard.json"}, {"/state", "state.json"}, {"/awards", "awards.json"},
+		{"/teams", "teams.json"}, {"/problems", "problems.json"}, {"/groups", "groups.json"},
+		{"/organizations", "organizations.json"}, {"/judgement-types", "judgement-types.json"},
+	}
+	for _, ep := range endpoints {
+		v := ccstest.SchemaValidator(t, ep.schema)
+		for _, q := range []struct{ query, token string }{{"", ""}, {"?view=jury", judgeToken}} {
+			r := e.Do(t, "GET", "/api/contests/"+cid+ep.path+q.query, q.token, nil)
+			if r.Status != http.StatusOK {
+				t.Errorf("GET %s%s: status %d: %s", ep.path, q.query, r.Status, r.Body)
+				continue
+			}
+			if err := v.Check(r.Body); err != nil {
+				t.Errorf("GET %s%s does not validate against %s: %v", ep.path, q.query, ep.schema, err)
+			}
+		}
+	}
+}
+
+// checkFeedLinesConform checks every line of a feed against event-feed.json (a submission without language_id
+// once one is added: rankd keeps none when the sender gave none).
+func checkFeedLinesConform(t *testing.T, which string, lines []feedLine) {
+	t.Helper()
+	feedSchema := ccstest.SchemaValidator(t, "event-feed.json")
+	for _, l := range lines {
+		doc := l.Raw
+		if l.Type == "submissions" && string(l.Data) != "null" && !bytes.Contains(doc, []byte(`"language_id"`)) {
+			doc = bytes.Replace(doc, []byte(`"data":{`), []byte(`"data":{"language_id":"x",`), 1)
+		}
+		if err := feedSchema.Check(doc); err != nil {
+			t.Errorf("%s: line %s does not validate: %v\n%s", which, l, err, l.Raw)
+		}
+	}
+}
+
+// checkFeedScoreboard checks that the board a consumer builds from a feed of view v, written as the CCS
+// scoreboard object, has the rows /scoreboard serves in that view.
+func checkFeedScoreboard(t *testing.T, e *env, cid string, v feedView, lines []feedLine) {
+	t.Helper()
+	b := MustImport(t, lines)
+	c := b.Contest()
+	want, err := json.Marshal(ccs.Scoreboard(&c, b.Problems(), MustStandings(t, b, v.view), b.State(), e.now).Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served struct{ Rows json.RawMessage }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/"+cid+"/scoreboard"+v.query, v.token, nil, &served)
+	if got := strings.TrimSpace(string(served.Rows)); got != string(want) {
+		t.Errorf("%s view: the scoreboard of the feed differs from the one served:\ngot  %.600s\nwant %.600s", v.view, got, want)
 	}
 }
 
@@ -200,55 +222,16 @@ func (e *env) MustGenContest(tb testing.TB, rules rankd.Rules) string {
 
 // Generated contests of every kind of rules, frozen and with hidden teams: the same checks as the real feeds.
 func TestReviewCCS2GeneratedConform(t *testing.T) {
-	endpoints := []struct{ path, schema string }{
-		{"", "contest.json"}, {"/scoreboard", "scoreboard.json"}, {"/state", "state.json"}, {"/awards", "awards.json"},
-		{"/teams", "teams.json"}, {"/problems", "problems.json"}, {"/groups", "groups.json"},
-		{"/organizations", "organizations.json"}, {"/judgement-types", "judgement-types.json"},
-	}
-	feedSchema := ccstest.SchemaValidator(t, "event-feed.json")
 	for _, rules := range []rankd.Rules{rankd.ICPC, rankd.OI, rankd.IOI, rankd.CTF} {
 		t.Run(rules.String(), func(t *testing.T) {
 			e := MustOpen(t)
 			cid := e.MustGenContest(t, rules)
-			for _, ep := range endpoints {
-				v := ccstest.SchemaValidator(t, ep.schema)
-				for _, q := range []struct{ query, token string }{{"", ""}, {"?view=jury", judgeToken}} {
-					r := e.Do(t, "GET", "/api/contests/"+cid+ep.path+q.query, q.token, nil)
-					if r.Status != http.StatusOK {
-						t.Errorf("GET %s%s: status %d: %s", ep.path, q.query, r.Status, r.Body)
-						continue
-					}
-					if err := v.Check(r.Body); err != nil {
-						t.Errorf("GET %s%s does not validate against %s: %v", ep.path, q.query, ep.schema, err)
-					}
-				}
-			}
-			for _, tt := range []struct {
-				token, query string
-				view         rankd.View
-			}{{judgeToken, "?view=jury", rankd.JuryView}, {"", "", rankd.PublicView}} {
-				lines := e.MustFeed(t, cid, "", tt.token)
-				for _, l := range lines {
-					doc := l.Raw
-					if l.Type == "submissions" && string(l.Data) != "null" && !bytes.Contains(doc, []byte(`"language_id"`)) {
-						doc = bytes.Replace(doc, []byte(`"data":{`), []byte(`"data":{"language_id":"x",`), 1)
-					}
-					if err := feedSchema.Check(doc); err != nil {
-						t.Errorf("%s: line %s does not validate: %v\n%s", tt.view, l, err, l.Raw)
-					}
-				}
+			checkEndpointsConform(t, e, cid)
+			for _, v := range feedViews {
+				lines := e.MustFeed(t, cid, "", v.token)
+				checkFeedLinesConform(t, v.view.String(), lines)
 				checkFeedReferences(t, cid, lines)
-				b := MustImport(t, lines)
-				c := b.Contest()
-				want, err := json.Marshal(ccs.Scoreboard(&c, b.Problems(), MustStandings(t, b, tt.view), b.State(), e.now).Rows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var served struct{ Rows json.RawMessage }
-				e.MustDo(t, http.StatusOK, "GET", "/api/contests/"+cid+"/scoreboard"+tt.query, tt.token, nil, &served)
-				if got := strings.TrimSpace(string(served.Rows)); got != string(want) {
-					t.Errorf("%s view: the scoreboard of the feed differs from the one served:\ngot  %.600s\nwant %.600s", tt.view, got, want)
-				}
+				checkFeedScoreboard(t, e, cid, v, lines)
 			}
 		})
 	}

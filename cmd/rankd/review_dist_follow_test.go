@@ -55,16 +55,7 @@ func TestServeFollowerReadableWhilePostgresDown(t *testing.T) {
 		}
 	}
 	page := "/api/v1/contests/" + cfg.ContestID + "/scoreboard?view=jury"
-	eventually(t, "the follower has the taker's board", func() string {
-		var got pageJSON
-		if err := getJSON(follower.URL+"/api/v1/contests/"+cfg.ContestID+"/scoreboard?view=jury", &got); err != nil {
-			return err.Error()
-		}
-		if want := MustPage(t, taker.URL, cfg.ContestID, "view=jury").Seq; got.Seq != want {
-			return fmt.Sprintf("got seq %d, want %d", got.Seq, want)
-		}
-		return ""
-	})
+	mustCatchUp(t, follower, taker, cfg.ContestID)
 
 	proxy.Cut()
 	// The notice of a commit made right before the cut reaches the follower once the database is gone.
@@ -196,16 +187,7 @@ func TestServeFollowerAnswersWhilePostgresSilent(t *testing.T) {
 	if _, err := postFeed(taker.URL, cfg.ContestID, data); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the follower has the taker's board", func() string {
-		var got pageJSON
-		if err := getJSON(follower.URL+"/api/v1/contests/"+cfg.ContestID+"/scoreboard?view=jury", &got); err != nil {
-			return err.Error()
-		}
-		if want := MustPage(t, taker.URL, cfg.ContestID, "view=jury").Seq; got.Seq != want {
-			return fmt.Sprintf("got seq %d, want %d", got.Seq, want)
-		}
-		return ""
-	})
+	mustCatchUp(t, follower, taker, cfg.ContestID)
 
 	proxy.Hang()
 	defer proxy.Release()
@@ -226,4 +208,19 @@ func TestServeFollowerAnswersWhilePostgresSilent(t *testing.T) {
 		proxy.Release()
 		<-answered
 	}
+}
+
+// mustCatchUp waits until follower's jury board of a contest is at the sequence number of taker's.
+func mustCatchUp(t *testing.T, follower, taker *rankdProc, contestID string) {
+	t.Helper()
+	eventually(t, "the follower has the taker's board", func() string {
+		var got pageJSON
+		if err := getJSON(follower.URL+"/api/v1/contests/"+contestID+"/scoreboard?view=jury", &got); err != nil {
+			return err.Error()
+		}
+		if want := MustPage(t, taker.URL, contestID, "view=jury").Seq; got.Seq != want {
+			return fmt.Sprintf("got seq %d, want %d", got.Seq, want)
+		}
+		return ""
+	})
 }
