@@ -225,6 +225,11 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			a.changes = append(a.changes, change{i: j, pos: o.pos, hash: o.hash})
 			if a.x.keepVersion(e.Event.Type, e.Event.ID, o) {
 				a.tokens++
+				if e.Token != "" {
+					// The version kept may have taken the token's key: look again, or the token's entry
+					// would take its place in the table's map and the version would be lost.
+					_, _, tTaken = tokens.get(tk, tn)
+				}
 			}
 			o.pos, o.hash = a.last, objects.makeDigest(h)
 		} else {

@@ -604,3 +604,18 @@ func TestFailedAppendAfterCatchUp(t *testing.T) {
 		}
 	})
 }
+
+// A submission's replaced version is kept in the tokens table (a repeat of it is a duplicate); when the new
+// version comes with a token whose key that kept version took, both stay found. Every name collides here.
+func TestTokenAfterKeptVersion(t *testing.T) {
+	defer sqlite.SetKeyMask(0)()
+	db := MustOpen(t, t.TempDir())
+	first := storetest.Submission("s1", "t1", "A", time.Minute)
+	storetest.MustAppend(t, db, "c1", first)
+	storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Submission("s1", "t1", "A", 2*time.Minute), "tok"))
+	res := storetest.MustAppend(t, db, "c1", first, storetest.WithToken(storetest.Submission("s9", "t1", "A", time.Hour), "tok"))
+	want := []rankd.AppendResult{{Pos: 1, Duplicate: true}, {Pos: 2, Duplicate: true}}
+	if !slices.Equal(res, want) {
+		t.Errorf("the first version again, then the token again: got %+v, want %+v", res, want)
+	}
+}
