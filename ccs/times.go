@@ -14,6 +14,10 @@ const absLayout = "2006-01-02T15:04:05.000Z07:00"
 // maxRelHours bounds the hours of a relative time so that the result fits a time.Duration (about 2.56M hours).
 const maxRelHours = 2_000_000
 
+// maxRel bounds a relative time: a whole number of milliseconds, so that every time read is written back
+// (rounded down to the millisecond) as one that reads again.
+const maxRel = (maxRelHours+1)*time.Hour - time.Millisecond
+
 // FormatRelTime formats d as a CCS relative time "H:MM:SS.mmm", with a leading "-" when negative. The format
 // has no digits below the millisecond: d is rounded down to one, as the board counts times, so that a time
 // read back counts as it did (a submission 0.3 ms before the start stays before it).
@@ -125,6 +129,9 @@ func parseRel[T text](s T) (time.Duration, bool) {
 			return 0, false
 		}
 		d += time.Duration(ns)
+	}
+	if d > maxRel {
+		return 0, false
 	}
 	if neg {
 		d = -d

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -64,7 +65,23 @@ func (s *Server) readBundle(w http.ResponseWriter, r *http.Request) (contestBund
 		}
 		return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %v", err)
 	}
+	if err := oneValue(dec); err != nil {
+		return cb, err
+	}
 	return cb, nil
+}
+
+// oneValue refuses what follows the JSON value dec decoded (a second one pasted in): it would be dropped
+// without a word.
+func oneValue(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return rankd.Errorf(rankd.EINVALID, "the body holds more than one JSON value")
+	}
+	return nil
 }
 
 // createContest defines a new contest from a bundle; its teams are on the board, with nothing, at once.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -49,6 +50,11 @@ func LoadConfig(path string) (Config, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	// Anything after the object (a second one pasted in, a stray character) would be ignored, its tokens
+	// with it: refused instead.
+	if _, err := dec.Token(); err != io.EOF {
+		return Config{}, fmt.Errorf("config %s: data after the configuration object", path)
 	}
 	return c, nil
 }

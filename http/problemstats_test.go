@@ -66,3 +66,14 @@ func TestRejectedLineNumbers(t *testing.T) {
 		t.Errorf("got %+v, want item 2 rejected with a message about line 2", out.Results)
 	}
 }
+
+// A body of two JSON values is refused, not read as its first one: the second (a team to register, a later
+// reveal step) would be dropped without a word.
+func TestBodiesOfOneValue(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.MustDo(t, http.StatusBadRequest, "PATCH", "/api/v1/contests/c1", adminToken,
+		`{"problems":[]} {"teams":[{"id":"t5","name":"Echo"}]}`, nil)
+	e.now = contestStart.Add(5*time.Hour + time.Minute)
+	e.MustDo(t, http.StatusBadRequest, "POST", "/api/v1/contests/c1/reveal/next", adminToken, `{"step":1} {"step":2}`, nil)
+}

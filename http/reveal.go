@@ -113,6 +113,10 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		return rankd.Errorf(rankd.EINVALID, "the body is not {\"step\": n}: %v", err)
+	} else if err == nil {
+		if err := oneValue(dec); err != nil {
+			return err
+		}
 	}
 	if req.Step < 0 {
 		return rankd.Errorf(rankd.EINVALID, "step %d: steps are numbered from 1", req.Step)

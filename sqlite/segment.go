@@ -289,7 +289,9 @@ type segmentDecoder struct {
 // Their Data are slices of a buffer of their own, data being the driver's (read before its next row);
 // their tokens are slices of keys, and their hashes share one string.
 func (d *segmentDecoder) decode(keys string, data []byte, first int64, count int, stored time.Time) ([]rankd.LogEntry, error) {
-	if count <= 0 || len(data) == 0 {
+	// Each entry takes at least 5 bytes of keys (type, id, token, hash, list): a damaged count is refused
+	// before it sizes the entries.
+	if count <= 0 || count > len(keys)/5 || len(data) == 0 {
 		return nil, errBadSegment
 	}
 	switch data[0] {
