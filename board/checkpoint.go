@@ -2,6 +2,7 @@ package board
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"fmt"
 	"hash/crc32"
@@ -13,20 +14,18 @@ import (
 )
 
 // checkpointVersion is bumped whenever the checkpoint layout changes; Restore refuses other versions.
-// Version 2 added the reveal steps, version 3 the judgements that do not count.
-const checkpointVersion = 3
+// Version 2 added the reveal steps, version 3 the judgements that do not count, version 4 the checksum
+// (see checksumMagic: its snapshot is version 3's).
+const checkpointVersion = 4
+
+// uncheckedVersion is the version of the checkpoints written before the checksum, which Restore still takes.
+const uncheckedVersion = 3
 
 // snapshot is what a checkpoint holds: every object and submission, with each submission's counting
 // judgement, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it. It has
 // no maps: gob sizes a map from its stored length before reading it, so a damaged length could exhaust
 // memory, and map order would make checkpoints of equal boards differ.
 type snapshot struct {
-	// Sum is 1<<32 | the CRC-32C of the snapshot encoded with Sum zero; zero in checkpoints written before
-	// it. Most damage to a checkpoint still decodes, into a board with another time, verdict or name that
-	// no other check can tell from a real one: the checksum has it refused instead, and the log replayed.
-	// It comes first: damage that ends the snapshot early drops the fields after it, never it.
-	Sum uint64
-
 	Version  int
 	Contest  rankd.Contest
 	HasRules bool
@@ -72,15 +71,13 @@ type snapshot struct {
 	Stats  Stats
 }
 
-// sum returns the checksum of s (see snapshot.Sum) and its encoding with that checksum in buf.
-func (s *snapshot) sum(buf *bytes.Buffer) (uint64, error) {
-	s.Sum = 0
-	buf.Reset()
-	if err := gob.NewEncoder(buf).Encode(s); err != nil {
-		return 0, err
-	}
-	return 1<<32 | uint64(crc32.Checksum(buf.Bytes(), castagnoli)), nil
-}
+// A checkpoint is the snapshot's gob encoding, then a trailer: checksumMagic and the CRC-32C of the
+// encoding, little-endian. Most damage to a checkpoint still decodes, into a board with another time,
+// verdict or name that no other check can tell from a real one: the checksum has it refused instead, and
+// the log replayed. A checkpoint of uncheckedVersion, written before the trailer, is restored unchecked.
+const checksumMagic = "rkc\x01"
+
+const trailerLen = len(checksumMagic) + 4
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -142,32 +139,32 @@ func (b *Board) Checkpoint() ([]byte, error) {
 		}
 	}
 	var buf bytes.Buffer
-	sum, err := s.sum(&buf)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	s.Sum = sum
-	buf.Reset()
 	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	return buf.Bytes(), nil
+	sum := crc32.Checksum(buf.Bytes(), castagnoli)
+	buf.WriteString(checksumMagic)
+	return binary.LittleEndian.AppendUint32(buf.Bytes(), sum), nil
 }
 
 // Restore returns the board a checkpoint was taken of, sequence numbers included.
 func Restore(data []byte) (*Board, error) {
+	checked := false
+	if n := len(data) - trailerLen; n >= 0 && string(data[n:n+len(checksumMagic)]) == checksumMagic {
+		if crc32.Checksum(data[:n], castagnoli) != binary.LittleEndian.Uint32(data[n+len(checksumMagic):]) {
+			return nil, rankd.Errorf(rankd.EINVALID, "restore: damaged checkpoint: wrong checksum")
+		}
+		data, checked = data[:n], true
+	}
 	var s snapshot
 	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: unreadable checkpoint: %w", err)
 	}
-	if s.Version != checkpointVersion {
+	switch {
+	case s.Version == checkpointVersion && !checked:
+		return nil, rankd.Errorf(rankd.EINVALID, "restore: damaged checkpoint: its checksum is missing")
+	case s.Version != checkpointVersion && (s.Version != uncheckedVersion || checked):
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: checkpoint version %d, want %d", s.Version, checkpointVersion)
-	}
-	if want := s.Sum; want != 0 {
-		var buf bytes.Buffer
-		if got, err := s.sum(&buf); err != nil || got != want {
-			return nil, rankd.Errorf(rankd.EINVALID, "restore: damaged checkpoint: wrong checksum")
-		}
 	}
 	n := len(s.SubID)
 	if len(s.SubTime) != n || len(s.SubTeam) != n || len(s.SubProb) != n || len(s.SubJType) != n || len(s.SubJStart) != n || len(s.SubJID) != n || len(s.SubScore) != n ||

@@ -248,6 +248,9 @@ func TestRestoreRefusesCorruptCheckpoints(t *testing.T) {
 		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&layout); err != nil {
 			t.Fatal(err)
 		}
+		// Copies carry no checksum, as checkpoints written before it: what is tested is Restore's own checks
+		// of what it reads, which the checksum comes before.
+		layout.Version = 3
 		restored, err := board.Restore(layout.encode(t))
 		if err != nil {
 			t.Fatalf("a checkpoint copied through checkpointLayout: %v", err)
