@@ -14,9 +14,9 @@ import (
 	"rankd/board"
 )
 
-// sumlessLayout mirrors every field of the board's checkpoint but its checksum (gob matches fields by name),
-// so that the fuzzer's changes reach the checks behind the checksum, as those of a checkpoint written before
-// it had one do.
+// sumlessLayout mirrors every field of the board's checkpoint (gob matches fields by name). Encoded, it has no
+// checksum, as checkpoints of version 3 (uncheckedLayout sets it): the fuzzer's changes then reach the checks
+// behind the checksum.
 type sumlessLayout struct {
 	checkpointLayout
 	OlderAt       []uint32
@@ -45,10 +45,7 @@ func FuzzRestore(f *testing.F) {
 				f.Fatal(err)
 			}
 			f.Add(data)
-			var l sumlessLayout
-			if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&l); err != nil {
-				f.Fatal(err)
-			}
+			l := uncheckedLayout(f, data)
 			var buf bytes.Buffer
 			if err := gob.NewEncoder(&buf).Encode(&l); err != nil {
 				f.Fatal(err)
@@ -57,33 +54,49 @@ func FuzzRestore(f *testing.F) {
 		}
 	}
 	further := checkpointCases()[1].further
-	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := restoreBoard(data)
-		if err != nil {
-			if rankd.ErrorCode(err) != rankd.EINVALID {
-				t.Fatalf("got %v, want success or an error with code %s", err, rankd.EINVALID)
-			}
-			return
+	f.Fuzz(func(t *testing.T, data []byte) { checkRestore(t, data, further) })
+}
+
+// uncheckedLayout decodes a checkpoint into a layout whose encoding has no checksum: version 3's.
+func uncheckedLayout(tb testing.TB, data []byte) sumlessLayout {
+	tb.Helper()
+	var l sumlessLayout
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&l); err != nil {
+		tb.Fatal(err)
+	}
+	l.Version = 3
+	return l
+}
+
+// checkRestore restores data: refused with EINVALID, or a board that reads without panicking, checkpoints and
+// restores again into an equal board, and takes further events.
+func checkRestore(t *testing.T, data []byte, further []rankd.Event) {
+	t.Helper()
+	b, err := restoreBoard(data)
+	if err != nil {
+		if rankd.ErrorCode(err) != rankd.EINVALID {
+			t.Fatalf("got %v, want success or an error with code %s", err, rankd.EINVALID)
 		}
-		if err := restoreSafely(data); err != nil {
-			t.Fatalf("reading the restored board: %v", err)
+		return
+	}
+	if err := restoreSafely(data); err != nil {
+		t.Fatalf("reading the restored board: %v", err)
+	}
+	again, err := b.Checkpoint()
+	if err != nil {
+		t.Fatalf("checkpoint of a restored board: %v", err)
+	}
+	restored, err := board.Restore(again)
+	if err != nil {
+		t.Fatalf("restoring the checkpoint of a restored board: %v", err)
+	}
+	compareBoards(t, "a restored board checkpointed and restored again", restored, b, true)
+	for i := range further {
+		ev := further[i]
+		if err := applySafely(b, &ev); err != nil {
+			t.Fatalf("%s %s applied to the restored board: %v", ev.Type, ev.ID, err)
 		}
-		again, err := b.Checkpoint()
-		if err != nil {
-			t.Fatalf("checkpoint of a restored board: %v", err)
-		}
-		restored, err := board.Restore(again)
-		if err != nil {
-			t.Fatalf("restoring the checkpoint of a restored board: %v", err)
-		}
-		compareBoards(t, "a restored board checkpointed and restored again", restored, b, true)
-		for i := range further {
-			ev := further[i]
-			if err := applySafely(b, &ev); err != nil {
-				t.Fatalf("%s %s applied to the restored board: %v", ev.Type, ev.ID, err)
-			}
-		}
-	})
+	}
 }
 
 // restoreBoard restores a checkpoint, turning a panic into an error that is not EINVALID.
@@ -130,10 +143,7 @@ func FuzzRestoreFields(f *testing.F) {
 		layouts[i] = data
 	}
 	f.Fuzz(func(t *testing.T, tc uint8, field, index uint16, value int64) {
-		var l sumlessLayout
-		if err := gob.NewDecoder(bytes.NewReader(layouts[int(tc)%len(layouts)])).Decode(&l); err != nil {
-			t.Fatal(err)
-		}
+		l := uncheckedLayout(t, layouts[int(tc)%len(layouts)])
 		if !setField(reflect.ValueOf(&l).Elem(), int(field), int(index), value) {
 			return
 		}
@@ -141,31 +151,7 @@ func FuzzRestoreFields(f *testing.F) {
 		if err := gob.NewEncoder(&buf).Encode(&l); err != nil {
 			return // gob refuses to write some values (such as a nil element of a list); so does the board
 		}
-		b, err := restoreBoard(buf.Bytes())
-		if err != nil {
-			if rankd.ErrorCode(err) != rankd.EINVALID {
-				t.Fatalf("got %v, want success or an error with code %s", err, rankd.EINVALID)
-			}
-			return
-		}
-		if err := restoreSafely(buf.Bytes()); err != nil {
-			t.Fatalf("reading the restored board: %v", err)
-		}
-		again, err := b.Checkpoint()
-		if err != nil {
-			t.Fatalf("checkpoint of a restored board: %v", err)
-		}
-		restored, err := board.Restore(again)
-		if err != nil {
-			t.Fatalf("restoring the checkpoint of a restored board: %v", err)
-		}
-		compareBoards(t, "a restored board checkpointed and restored again", restored, b, true)
-		for i := range further {
-			ev := further[i]
-			if err := applySafely(b, &ev); err != nil {
-				t.Fatalf("%s %s applied to the restored board: %v", ev.Type, ev.ID, err)
-			}
-		}
+		checkRestore(t, buf.Bytes(), further)
 	})
 }
 
