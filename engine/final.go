@@ -28,20 +28,29 @@ func (e *Engine) End(contestID string) (time.Time, error) {
 // from the public until its end stays hidden. It does nothing before the end, for a contest without a start
 // time, or for one whose state says it ended.
 func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time) error {
+	var st rankd.State
+	var start, end time.Time
+	due := func() (bool, error) {
+		err := e.Read(contestID, func(b *board.Board, _ int64) error {
+			c := b.Contest()
+			st, start, end = b.State(), c.Start, c.Start.Add(c.Duration)
+			return nil
+		})
+		return err == nil && st.Ended == nil && !start.IsZero() && !now.Before(end), err
+	}
+	ok, err := due()
+	if !ok || err != nil {
+		return err
+	}
 	if e.Shared {
+		// Another server may have recorded it: the log is looked at only when this board says the end is due,
+		// not at every call (the scheduler asks every few seconds for every contest).
 		if err := e.SyncContest(ctx, contestID); err != nil {
 			return err
 		}
-	}
-	var st rankd.State
-	var start, end time.Time
-	err := e.Read(contestID, func(b *board.Board, _ int64) error {
-		c := b.Contest()
-		st, start, end = b.State(), c.Start, c.Start.Add(c.Duration)
-		return nil
-	})
-	if err != nil || st.Ended != nil || start.IsZero() || now.Before(end) {
-		return err
+		if ok, err = due(); !ok || err != nil {
+			return err
+		}
 	}
 	if st.Started == nil {
 		st.Started = &start
@@ -62,6 +71,11 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time)
 // what the other servers stored), every row of the jury and public views and the public awards. A contest
 // whose time is up is recorded as ended first (see RecordEnd).
 func (e *Engine) Final(ctx context.Context, contestID string) (rankd.FinalStandings, error) {
+	if e.Shared {
+		if err := e.SyncContest(ctx, contestID); err != nil {
+			return rankd.FinalStandings{}, err
+		}
+	}
 	if err := e.RecordEnd(ctx, contestID, e.Now()); err != nil {
 		return rankd.FinalStandings{}, err
 	}
