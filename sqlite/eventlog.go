@@ -286,12 +286,12 @@ func (a *appendCall) store(keep []int, stored int64) error {
 	first := a.results[keep[0]].Pos
 	flush := func() error {
 		// The driver copies the blobs: w is free again when the statement returns.
-		data := w.compressed()
-		if _, err := insert.ExecContext(a.ctx, a.x.key, first, w.count, stored, w.keys, data); err != nil {
+		keys, data := w.columns()
+		if _, err := insert.ExecContext(a.ctx, a.x.key, first, w.count, stored, keys, data); err != nil {
 			return err
 		}
 		a.segments++
-		a.bytes += len(w.keys) + len(data)
+		a.bytes += len(keys) + len(data)
 		first += int64(w.count)
 		w.reset()
 		return nil
@@ -341,7 +341,7 @@ func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func
 		if err := rows.Scan(&first, &count, &stored, &keys, &data); err != nil {
 			return fail(ctx, "replay", err)
 		}
-		entries, err := d.decode(string(keys), data, first, count, fromUnixNano(stored))
+		entries, err := d.decode(keys, data, first, count, fromUnixNano(stored))
 		if err != nil {
 			return fail(ctx, "replay", fmt.Errorf("contest %s, segment at %d: %w", contestID, first, err))
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/s2"
+
 	"rankd"
 )
 
@@ -20,16 +22,17 @@ func FuzzSegmentDecode(f *testing.F) {
 	w.add(&rankd.LogEntry{Event: rankd.Event{Type: rankd.EventSubmission, ID: "s1", Delete: true},
 		Data: []byte(`{"type":"submissions","id":"s1","data":null}`)}, string(appendHash(nil, "not hex")))
 	w.add(&rankd.LogEntry{Event: rankd.Event{Type: rankd.EventTeam, ID: "t1"}, Data: []byte(`{}`)}, string(appendHash(nil, "")))
-	f.Add(w.keys, w.compressed(), int64(w.count))
-	f.Add(w.keys, append([]byte{dataPlain}, w.data...), int64(w.count))
-	f.Add(w.keys, w.compressed(), int64(1<<40))
-	f.Add([]byte{segmentFormat, 1, 0, 0, 0, listNone}, []byte{dataPlain, 0}, int64(1))
+	for _, l := range layouts(&w) {
+		f.Add(l.keys, l.data, int64(w.count))
+		f.Add(l.keys, l.data, int64(1<<40))
+	}
+	f.Add([]byte{keysPlain, 1, 0, 0, 0, listNone}, []byte{dataPlain, 0}, int64(1))
 	f.Fuzz(func(t *testing.T, keys, data []byte, count int64) {
 		if int64(int(count)) != count {
 			return
 		}
 		var d segmentDecoder
-		entries, err := d.decode(string(keys), data, 1, int(count), time.Unix(0, 0))
+		entries, err := d.decode(keys, data, 1, int(count), time.Unix(0, 0))
 		if err != nil {
 			if !errors.Is(err, errBadSegment) {
 				t.Fatalf("got %v, want %v", err, errBadSegment)
@@ -42,8 +45,24 @@ func FuzzSegmentDecode(f *testing.F) {
 	})
 }
 
-// FuzzSegmentRoundTrip writes entries into a segment, plain and compressed, and checks that the decoder and
-// the key reader give back what was written.
+// layout is a segment's two columns in one of the formats rankd writes or once wrote.
+type layout struct{ keys, data []byte }
+
+// layouts returns the segment w holds in every format: checked (what rankd writes), and the unchecked ones
+// of earlier versions, plain and compressed, whose keys start with keysPlain. The fuzzers need these: a
+// change to a checked segment stops at its checksum.
+func layouts(w *segmentWriter) []layout {
+	plainKeys := append([]byte{keysPlain}, w.keys[1:]...)
+	unchecked := []layout{
+		{plainKeys, append([]byte{dataPlain}, w.data...)},
+		{plainKeys, append([]byte{dataS2}, s2.Encode(nil, w.data)...)},
+	}
+	keys, data := w.columns()
+	return append(unchecked, layout{bytes.Clone(keys), bytes.Clone(data)})
+}
+
+// FuzzSegmentRoundTrip writes entries into a segment, in every format, and checks that the decoder and the
+// key reader give back what was written.
 func FuzzSegmentRoundTrip(f *testing.F) {
 	f.Add(uint8(rankd.EventSubmission), "s1", "tok", "0a1b2c", "t1", "A", int64(90000), []byte(`{"type":"submissions"}`), uint8(0), uint8(3))
 	f.Add(uint8(rankd.EventSubmission), "", "", "ABC", "t\x00", "", int64(-5), []byte{}, uint8(1), uint8(1))
@@ -65,11 +84,12 @@ func FuzzSegmentRoundTrip(f *testing.F) {
 			w.add(&e, string(appendHash(nil, hash)))
 			want = append(want, e)
 		}
-		for _, col := range [][]byte{w.compressed(), append([]byte{dataPlain}, w.data...)} {
+		all := layouts(&w)
+		for _, l := range all {
 			var d segmentDecoder
-			got, err := d.decode(string(w.keys), col, 7, w.count, time.Unix(0, 0))
+			got, err := d.decode(l.keys, l.data, 7, w.count, time.Unix(0, 0))
 			if err != nil {
-				t.Fatalf("decoding what was written (format %d): %v", col[0], err)
+				t.Fatalf("decoding what was written (formats %d, %d): %v", l.keys[0], l.data[0], err)
 			}
 			if len(got) != len(want) {
 				t.Fatalf("got %d entries, want %d", len(got), len(want))
@@ -82,7 +102,11 @@ func FuzzSegmentRoundTrip(f *testing.F) {
 				}
 			}
 		}
-		r := newKeyReader(string(w.keys))
+		keys, err := checkedKeys(all[len(all)-1].keys)
+		if err != nil {
+			t.Fatalf("checking the keys written: %v", err)
+		}
+		r := newKeyReader(string(keys))
 		for i, e := range want {
 			var k keyRecord
 			if err := r.next(&k); err != nil {

@@ -95,7 +95,11 @@ func (x *index) catchUp(ctx context.Context, q querier, part int, after int64) e
 		if err := rows.Scan(&first, &count, &keys); err != nil {
 			return err
 		}
-		if err := x.apply(part, first, count, string(keys)); err != nil {
+		checked, err := checkedKeys(keys)
+		if err != nil {
+			return fmt.Errorf("segment at %d: %w", first, err)
+		}
+		if err := x.apply(part, first, count, string(checked)); err != nil {
 			return err
 		}
 	}

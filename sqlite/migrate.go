@@ -126,8 +126,9 @@ func convertEntryLog(ctx context.Context, tx *sql.Tx) (bool, error) {
 		if w.count == 0 {
 			return nil
 		}
+		keys, data := w.columns()
 		_, err := tx.ExecContext(ctx, `INSERT INTO segments (contest, first_pos, count, stored_at, keys, data)
-			VALUES (?, ?, ?, ?, ?, ?)`, key, first, w.count, stored, w.keys, w.compressed())
+			VALUES (?, ?, ?, ?, ?, ?)`, key, first, w.count, stored, keys, data)
 		w.reset()
 		return err
 	}

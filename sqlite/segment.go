@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc32"
 	"slices"
 	"time"
 
@@ -27,15 +28,23 @@ import (
 //	bytes  problem id      listPut only
 //	varint time            listPut only: contest time, milliseconds
 //
-// where bytes is a uvarint length and as many bytes. data holds each entry's data as bytes, after its
-// format byte: as they are (dataPlain, what rankd wrote before), or compressed in one S2 block (dataS2):
-// event lines are JSON, and a fifth of their bytes is a fifth of the pages to write, log and sync. A
-// segment is read whole and in order, so no entry needs to be found without the ones before it.
+// where bytes is a uvarint length and as many bytes, and (keysSum) a CRC-32C of all the bytes before it,
+// format byte included. data holds each entry's data as bytes, after its format byte: as they are
+// (dataPlain, what rankd wrote first), or compressed in one S2 block (dataS2), then with a CRC-32C of the
+// block before it (dataS2Sum): event lines are JSON, and a fifth of their bytes is a fifth of the pages to
+// write, log and sync. An S2 block has no checksum of its own, and SQLite's pages none either: a flipped bit
+// in a literal would decode into another verdict without a word. Segments of the unchecked formats, written
+// by earlier versions, are still read. A segment is read whole and in order, so no entry needs to be found
+// without the ones before it.
 const (
-	segmentFormat = 1 // of keys
-	dataPlain     = 1
-	dataS2        = 2
+	keysPlain = 1
+	keysSum   = 2
+	dataPlain = 1
+	dataS2    = 2
+	dataS2Sum = 3
 )
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // What an entry does to the submissions list.
 const (
@@ -66,16 +75,33 @@ type segmentWriter struct {
 
 // reset starts a new segment.
 func (w *segmentWriter) reset() {
-	w.keys = append(w.keys[:0], segmentFormat)
+	w.keys = append(w.keys[:0], keysSum)
 	w.data = w.data[:0]
 	w.count = 0
 }
 
-// compressed returns the segment's data column: its format byte, then the data compressed.
-func (w *segmentWriter) compressed() []byte {
-	w.packed = slices.Grow(w.packed[:0], 1+s2.MaxEncodedLen(len(w.data)))
-	w.packed = append(w.packed, dataS2)
-	return append(w.packed, s2.Encode(w.packed[1:cap(w.packed)], w.data)...)
+// columns returns the segment's two columns, each with its checksum; the writer takes no more entries
+// until it is reset.
+func (w *segmentWriter) columns() (keys, data []byte) {
+	w.keys = binary.LittleEndian.AppendUint32(w.keys, crc32.Checksum(w.keys, castagnoli))
+	const head = 1 + 4 // format, checksum
+	w.packed = slices.Grow(w.packed[:0], head+s2.MaxEncodedLen(len(w.data)))
+	w.packed = append(w.packed, dataS2Sum, 0, 0, 0, 0)
+	w.packed = append(w.packed, s2.Encode(w.packed[head:cap(w.packed)], w.data)...)
+	binary.LittleEndian.PutUint32(w.packed[1:], crc32.Checksum(w.packed[head:], castagnoli))
+	return w.keys, w.packed
+}
+
+// checkedKeys returns a segment's keys column without its checksum, or errBadSegment when it does not match.
+func checkedKeys(keys []byte) ([]byte, error) {
+	if len(keys) == 0 || keys[0] != keysSum {
+		return keys, nil // unchecked: newKeyReader tells its format
+	}
+	n := len(keys) - 4
+	if n < 1 || crc32.Checksum(keys[:n], castagnoli) != binary.LittleEndian.Uint32(keys[n:]) {
+		return nil, errBadSegment
+	}
+	return keys[:n], nil
 }
 
 // add appends an entry, whose hash packed (see appendHash) is packed.
@@ -175,9 +201,10 @@ type keyReader struct {
 	err error
 }
 
-// newKeyReader returns a reader of keys, which must start with the format byte.
+// newKeyReader returns a reader of keys, which must start with the format byte (and be checked, see
+// checkedKeys).
 func newKeyReader(keys string) keyReader {
-	if len(keys) == 0 || keys[0] != segmentFormat {
+	if len(keys) == 0 || (keys[0] != keysPlain && keys[0] != keysSum) {
 		return keyReader{err: errBadSegment}
 	}
 	return keyReader{s: keys[1:]}
@@ -288,7 +315,12 @@ type segmentDecoder struct {
 // decode returns the entries of a segment: count entries from position first, all stored at stored.
 // Their Data are slices of a buffer of their own, data being the driver's (read before its next row);
 // their tokens are slices of keys, and their hashes share one string.
-func (d *segmentDecoder) decode(keys string, data []byte, first int64, count int, stored time.Time) ([]rankd.LogEntry, error) {
+func (d *segmentDecoder) decode(keyColumn, data []byte, first int64, count int, stored time.Time) ([]rankd.LogEntry, error) {
+	keyColumn, err := checkedKeys(keyColumn)
+	if err != nil {
+		return nil, err
+	}
+	keys := string(keyColumn)
 	// Each entry takes at least 5 bytes of keys (type, id, token, hash, list): a damaged count is refused
 	// before it sizes the entries.
 	if count <= 0 || count > len(keys)/5 || len(data) == 0 {
@@ -297,12 +329,18 @@ func (d *segmentDecoder) decode(keys string, data []byte, first int64, count int
 	switch data[0] {
 	case dataPlain:
 		data = bytes.Clone(data[1:])
-	case dataS2:
-		if n, err := s2.DecodedLen(data[1:]); err != nil || n > maxSegmentData {
+	case dataS2, dataS2Sum:
+		block := data[1:]
+		if data[0] == dataS2Sum {
+			if len(block) < 4 || crc32.Checksum(block[4:], castagnoli) != binary.LittleEndian.Uint32(block) {
+				return nil, errBadSegment
+			}
+			block = block[4:]
+		}
+		if n, err := s2.DecodedLen(block); err != nil || n > maxSegmentData {
 			return nil, errBadSegment
 		}
-		var err error
-		if data, err = s2.Decode(nil, data[1:]); err != nil {
+		if data, err = s2.Decode(nil, block); err != nil {
 			return nil, errBadSegment
 		}
 	default:

@@ -443,9 +443,10 @@ func TestLargeCall(t *testing.T) {
 	}
 }
 
-// TestPlainSegments: a log some of whose segments hold their data uncompressed, as rankd wrote them before
-// it compressed them, reads back the same.
-func TestPlainSegments(t *testing.T) {
+// TestEarlierSegmentFormats: a log whose segments are in the formats earlier versions of rankd wrote —
+// data uncompressed, or compressed without a checksum, keys without a checksum — reads back the same, and
+// its entries are known to deduplication.
+func TestEarlierSegmentFormats(t *testing.T) {
 	dir := t.TempDir()
 	db := MustOpen(t, dir)
 	tr := &storetest.Traffic{}
@@ -457,36 +458,41 @@ func TestPlainSegments(t *testing.T) {
 	MustClose(t, db)
 
 	raw := MustRaw(t, dir)
-	rows, err := raw.Query(`SELECT rowid, data FROM segments`)
+	rows, err := raw.Query(`SELECT rowid, keys, data FROM segments`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := map[int64][]byte{}
+	type columns struct{ keys, data []byte }
+	earlier := map[int64]columns{}
 	for rows.Next() {
 		var id int64
-		var data []byte
-		if err := rows.Scan(&id, &data); err != nil {
+		var keys, data []byte
+		if err := rows.Scan(&id, &keys, &data); err != nil {
 			t.Fatal(err)
 		}
-		if data[0] != 2 {
-			t.Fatalf("segment %d: got format %d, want 2 (S2)", id, data[0])
+		if keys[0] != 2 || data[0] != 3 {
+			t.Fatalf("segment %d: got formats %d and %d, want 2 and 3 (with checksums)", id, keys[0], data[0])
 		}
-		d, err := s2.Decode(nil, data[1:])
+		d, err := s2.Decode(nil, data[5:])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id%2 == 0 {
-			plain[id] = append([]byte{1}, d...)
+		keys = append([]byte{1}, keys[1:len(keys)-4]...)
+		switch id % 3 {
+		case 0:
+			earlier[id] = columns{keys, append([]byte{1}, d...)}
+		case 1:
+			earlier[id] = columns{keys, append([]byte{2}, s2.Encode(nil, d)...)}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(plain) != 3 {
-		t.Fatalf("got %d segments of 6 made plain, want 3", len(plain))
+	if len(earlier) != 4 {
+		t.Fatalf("got %d segments of 6 in earlier formats, want 4", len(earlier))
 	}
-	for id, data := range plain {
-		MustExec(t, raw, `UPDATE segments SET data = ? WHERE rowid = ?`, data, id)
+	for id, c := range earlier {
+		MustExec(t, raw, `UPDATE segments SET keys = ?, data = ? WHERE rowid = ?`, c.keys, c.data, id)
 	}
 	if err := raw.Close(); err != nil {
 		t.Fatal(err)
@@ -520,6 +526,8 @@ func TestDamagedSegment(t *testing.T) {
 			}
 			return d
 		}},
+		// The last byte of the block is in a literal (a JSON line's end): without a checksum it decodes, wrong.
+		{"one bit flipped", func(d []byte) []byte { d[len(d)-1] ^= 1; return d }},
 		{"cut short", func(d []byte) []byte { return d[:len(d)/2] }},
 		{"length of 4 GiB", func(d []byte) []byte { return append([]byte{2, 0xff, 0xff, 0xff, 0xff, 0x0f}, d[6:]...) }},
 		{"unknown format", func(d []byte) []byte { d[0] = 9; return d }},
@@ -556,6 +564,36 @@ func TestDamagedSegment(t *testing.T) {
 				t.Errorf("got %d entries before the damage, want 500", got)
 			}
 		})
+	}
+}
+
+// TestDamagedSegmentKeys: a segment whose keys (what the index is built from: ids, tokens, hashes, the
+// submissions list) are damaged is refused when the index reads it, rather than giving a wrong index.
+func TestDamagedSegmentKeys(t *testing.T) {
+	dir := t.TempDir()
+	db := MustOpen(t, dir)
+	entries := (&storetest.Traffic{}).Entries(1000)
+	storetest.MustAppend(t, db, "c1", entries[:500]...)
+	storetest.MustAppend(t, db, "c1", entries[500:]...)
+	MustClose(t, db)
+
+	raw := MustRaw(t, dir)
+	var id int64
+	var keys []byte
+	if err := raw.QueryRow(`SELECT rowid, keys FROM segments ORDER BY rowid DESC LIMIT 1`).Scan(&id, &keys); err != nil {
+		t.Fatal(err)
+	}
+	keys[len(keys)/2] ^= 1
+	MustExec(t, raw, `UPDATE segments SET keys = ? WHERE rowid = ?`, keys, id)
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = MustOpen(t, dir)
+	defer MustClose(t, db)
+	_, err := db.Append(context.Background(), "c1", []rankd.LogEntry{storetest.Entry(rankd.EventJudgement, "new", "x")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("append after damaged keys: got error %v, want a damaged segment", err)
 	}
 }
 
