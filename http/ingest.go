@@ -2,11 +2,16 @@ package http
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/valyala/fastjson"
 
@@ -27,10 +32,12 @@ type itemResult struct {
 
 // ingestResponse answers a batch of events.
 type ingestResponse struct {
-	Accepted   int          `json:"accepted"`
-	Duplicates int          `json:"duplicates"`
-	Rejected   int          `json:"rejected"`
-	Results    []itemResult `json:"results"`
+	Accepted   int `json:"accepted"`
+	Duplicates int `json:"duplicates"`
+	Rejected   int `json:"rejected"`
+	// Skipped counts the lines of each type rankd skips (languages, clarifications, ... and unknown ones).
+	Skipped map[string]int `json:"skipped,omitempty"`
+	Results []itemResult   `json:"results"`
 }
 
 // postEvents takes events in the CCS event-feed shape {"type","id","data","token"}: NDJSON lines
@@ -43,6 +50,14 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) error {
 // or an array of them.
 func (s *Server) postObjects(t rankd.EventType) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error { return s.ingest(w, r, t) }
+}
+
+// ndjsonTypes are the media types of an NDJSON body: the CCS's, and the names other tools give the same
+// format (JSON Lines).
+var ndjsonTypes = map[string]bool{
+	"application/x-ndjson": true, "application/ndjson": true,
+	"application/jsonl": true, "application/x-jsonl": true,
+	"application/jsonlines": true, "application/x-jsonlines": true,
 }
 
 // ingest submits the events of a request to the engine and answers with a result per event. A request of
@@ -59,13 +74,17 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	}
 	if r.ContentLength > s.maxBody() {
 		// Refused before a line is stored: only a body of unknown length can be cut by the limit midway.
-		return &http.MaxBytesError{Limit: s.maxBody()}
+		return tooLarge(s.maxBody(), 0)
+	}
+	feed, size, err := requestBody(w, r, s.maxBody())
+	if err != nil {
+		return err
 	}
 	// NDJSON is decoded as it arrives; JSON is read whole first.
-	var feed io.Reader = http.MaxBytesReader(w, r.Body, s.maxBody())
-	single := false
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/x-ndjson" || t != rankd.EventUnknown {
-		body, err := readBody(w, r, s.maxBody())
+	single, isJSON := false, false
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ndjson := ndjsonTypes[mt]; !ndjson || t != rankd.EventUnknown {
+		body, err := readBody(feed, size)
 		if err != nil {
 			return err
 		}
@@ -73,11 +92,17 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		if lines, single, err = jsonLines(body, t); err != nil {
 			return err
 		}
-		feed = bytes.NewReader(bytes.Join(lines, []byte{'\n'}))
+		feed, isJSON = bytes.NewReader(bytes.Join(lines, []byte{'\n'})), true
 	}
 	resp, err := s.ingestFeed(r, contestID, feed)
 	if err != nil {
 		return err
+	}
+	if isJSON {
+		// The reader numbers lines; a JSON body has elements, or one object.
+		for i := range resp.Results {
+			resp.Results[i].Message = elementMessage(resp.Results[i].Message, resp.Results[i].Item, single)
+		}
 	}
 	if single && len(resp.Results) == 1 && resp.Results[0].Status == engine.StatusRejected {
 		res := resp.Results[0]
@@ -90,35 +115,97 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	return writeIngest(w, http.StatusOK, &resp)
 }
 
-// readBody reads a request body of at most limit bytes, in one allocation when its length is known. A body
-// that ends before its Content-Length, or whose connection breaks, is the client's error, not the server's.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// requestBody returns the body of r as sent, decompressed when its Content-Encoding is gzip, and its length
+// when known (0 if not). The limit holds for the bytes sent and for the bytes they decompress to.
+func requestBody(w http.ResponseWriter, r *http.Request, limit int64) (io.Reader, int64, error) {
 	rd := http.MaxBytesReader(w, r.Body, limit)
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+		return rd, r.ContentLength, nil
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(rd)
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				return nil, 0, tooLarge(limit, 0)
+			}
+			return nil, 0, rankd.Errorf(rankd.EINVALID, "the body is not gzip-compressed, though its Content-Encoding says so")
+		}
+		return http.MaxBytesReader(w, zr, limit), 0, nil
+	default:
+		// Read as it is, another encoding would be taken for malformed lines, each rejected.
+		return nil, 0, rankd.Errorf(rankd.EINVALID, "Content-Encoding %q is not supported: send the body as it is, or gzip-compressed", enc)
+	}
+}
+
+// tooLarge is the error of a body beyond limit. stored, when not 0, is the line before which the events
+// read may have been stored.
+func tooLarge(limit int64, stored int) error {
+	msg := fmt.Sprintf("the request body is larger than the server's limit of %d bytes: send the events in smaller requests", limit)
+	if stored > 0 {
+		msg += fmt.Sprintf(" (the events before line %d may have been stored: sent again, they are duplicates)", stored)
+	}
+	return &rankd.Error{Code: rankd.ETOOLARGE, Message: msg}
+}
+
+// elementMessage is the message of a JSON body's item n: the reader's "line n: " prefix says "item n: "
+// for an array's element, and nothing for a body of one object.
+func elementMessage(msg string, n int, single bool) string {
+	rest, ok := strings.CutPrefix(msg, "line "+strconv.Itoa(n)+": ")
+	switch {
+	case !ok:
+		return msg
+	case single:
+		return rest
+	}
+	return "item " + strconv.Itoa(n) + ": " + rest
+}
+
+// readBody reads a request body, in one allocation when its size is known. A body that ends before its
+// Content-Length, or whose connection breaks, is the client's error, not the server's.
+func readBody(rd io.Reader, size int64) ([]byte, error) {
 	var body []byte
 	var err error
-	if n := r.ContentLength; n > 0 && n <= limit {
-		body = make([]byte, n)
+	if size > 0 {
+		body = make([]byte, size)
 		_, err = io.ReadFull(rd, body)
 	} else {
 		body, err = io.ReadAll(rd)
 	}
-	var tooLarge *http.MaxBytesError
-	if err != nil && !errors.As(err, &tooLarge) {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge(mbe.Limit, 0)
+	case err != nil:
 		return nil, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end")
 	}
 	return body, nil
 }
 
+var utf8BOM = []byte("\ufeff")
+
 // jsonLines turns a JSON body (an object or an array of objects) into feed lines: events as they are, or
 // objects of type t wrapped as events. single reports a body of one object.
 func jsonLines(body []byte, t rankd.EventType) (lines [][]byte, single bool, err error) {
+	// A byte order mark, which some editors and Windows tools write at the start of a UTF-8 file.
+	body = bytes.TrimPrefix(body, utf8BOM)
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, false, rankd.Errorf(rankd.EINVALID, "the body is empty: send a JSON object or an array of objects")
+	}
 	var p fastjson.Parser
 	v, err := p.ParseBytes(body)
 	if err != nil {
-		if t == rankd.EventUnknown && bytes.Contains(bytes.TrimSpace(body), []byte("}\n{")) {
-			return nil, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v (one event per line is NDJSON: send it with Content-Type: application/x-ndjson)", err)
+		var hint string
+		switch {
+		case !severalValues(body):
+		case t == rankd.EventUnknown:
+			// curl -d drops line ends: its NDJSON arrives as values side by side.
+			hint = " (one event per line is NDJSON: send it with Content-Type: application/x-ndjson, " +
+				"and with curl --data-binary, which keeps the line ends)"
+		default:
+			hint = " (several objects go in a JSON array; NDJSON lines of events go to the events endpoint)"
 		}
-		return nil, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v", err)
+		return nil, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v%s", err, hint)
 	}
 	var elems []*fastjson.Value
 	switch v.Type() {
@@ -143,6 +230,14 @@ func jsonLines(body []byte, t rankd.EventType) (lines [][]byte, single bool, err
 		lines = append(lines, line)
 	}
 	return lines, single, nil
+}
+
+// severalValues reports whether body is JSON values one after another (NDJSON, or lines run together)
+// rather than one malformed value.
+func severalValues(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var first json.RawMessage
+	return dec.Decode(&first) == nil && dec.More()
 }
 
 // item is one event decoded from a request, or why it could not be. The event's log entry is kept apart
@@ -205,11 +300,15 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 			break
 		}
 		var lineErr *rankd.Error
-		var tooLarge *http.MaxBytesError
+		var mbe *http.MaxBytesError
 		switch {
 		case err == nil, errors.As(err, &lineErr):
-		case errors.As(err, &tooLarge):
-			return ingestResponse{}, err
+		case errors.As(err, &mbe):
+			stored := 0
+			if len(parts) > 0 {
+				stored = parts[len(parts)-1].items[len(parts[len(parts)-1].items)-1].n + 1
+			}
+			return ingestResponse{}, tooLarge(mbe.Limit, stored)
 		default:
 			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end, after line %d", rd.Line())
 		}
@@ -242,7 +341,12 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 	if err := queue(); err != nil {
 		return ingestResponse{}, err
 	}
-	return s.answer(r, parts)
+	resp, err := s.answer(r, parts)
+	if err == nil && len(rd.Skipped()) > 0 {
+		// A type rankd skips gets no result: the counts tell a sender that misspelt one ("judgment").
+		resp.Skipped = rd.Skipped()
+	}
+	return resp, err
 }
 
 // part is a run of items queued for commit together.

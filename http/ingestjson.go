@@ -2,7 +2,9 @@ package http
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 )
 
@@ -17,6 +19,18 @@ func writeIngest(w http.ResponseWriter, status int, r *ingestResponse) error {
 	b = strconv.AppendInt(b, int64(r.Duplicates), 10)
 	b = append(b, `,"rejected":`...)
 	b = strconv.AppendInt(b, int64(r.Rejected), 10)
+	if len(r.Skipped) > 0 {
+		b = append(b, `,"skipped":{`...)
+		for i, typ := range slices.Sorted(maps.Keys(r.Skipped)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, typ)
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(r.Skipped[typ]), 10)
+		}
+		b = append(b, '}')
+	}
 	b = append(b, `,"results":[`...)
 	for i := range r.Results {
 		if i > 0 {
