@@ -4,7 +4,7 @@
 import { Board } from "./model.js";
 import { FatalError, Feed } from "./live.js";
 import { Table } from "./table.js";
-import { api, contestTime, freezeAt, localTime, nextPhaseAt, phaseNames } from "./contest.js";
+import { api, contestTime, freezeAt, localTime, nextPhaseAt, phaseNames, relMillis } from "./contest.js";
 import { autoScroll, toggleFullscreen } from "./bigscreen.js";
 import { Chart } from "./chart.js";
 import { Reveal } from "./reveal.js";
@@ -60,13 +60,17 @@ async function main() {
     bigscreen: () => bigscreen,
     onActive: () => {
       showBanner();
+      checkThawed();
       // The big screen shows the whole board, live, while the reveal goes on: not the top rows every 5 s.
       if (bigscreen) {
         setBigScreen(true);
         follow();
       }
     },
-    onState: showBanner,
+    onState: () => {
+      showBanner();
+      checkThawed();
+    },
     onThawed: refreshContest,
   });
   page.reveal = reveal;
@@ -74,6 +78,7 @@ async function main() {
   setUpControls();
   setBigScreen(bigscreen);
   setInterval(refreshContest, refreshContestEvery);
+  setInterval(showClock, 1000);
   if (view !== "public" && !storedToken(tokenKeys[view])) {
     // The public board shows while the token is asked for.
     const wanted = view;
@@ -126,11 +131,55 @@ function showContest() {
   groups.value = chosen;
   watchReveal();
   showBanner();
+  showClock();
+}
+
+// showClock shows in the header how long until the start, or how long the contest still runs.
+function showClock() {
+  const el = $("clock");
+  const start = Date.parse(contest.start_time || "");
+  let text = "";
+  if (contest.phase === "scheduled" && start) {
+    text = `Starts in ${countdown(start - Date.now())}`;
+  } else if (["running", "frozen"].includes(contest.phase) && start) {
+    text = `${countdown(start + relMillis(contest.duration) - Date.now())} left`;
+  }
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = text === "";
+}
+
+// countdown formats the time to a moment as h:mm:ss, whole seconds rounded up (so 0:00:00 is the moment
+// itself), with the days apart.
+function countdown(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const days = Math.floor(s / 86400);
+  const rest = contestTime((s % 86400) * 1000);
+  return days > 0 ? `${days} d ${rest}` : rest;
 }
 
 // contestToken is the token the contest is read with: the jury's names the hidden groups too.
 function contestToken() {
   return view === "jury" ? storedToken(tokenKeys.jury) || "" : "";
+}
+
+// refreshSoon reads the contest again within a few seconds, at a moment of its own on each page, so that
+// the pages open do not all ask at once.
+let refreshSoonTimer = 0;
+
+function refreshSoon() {
+  if (refreshSoonTimer) return;
+  refreshSoonTimer = setTimeout(() => {
+    refreshSoonTimer = 0;
+    refreshContest();
+  }, Math.random() * 3000);
+}
+
+// checkThawed reads the contest again when an ended contest's public board, frozen as far as this page
+// knows, hides nothing any more and no reveal made that: it was thawed, and the banner should stop saying
+// it is frozen now rather than at the next regular read.
+function checkThawed() {
+  const st = reveal.state;
+  if (contest.phase === "ended" && publicFrozen() && !reveal.active && st && st.remaining === 0 && st.step === 0) refreshSoon();
 }
 
 async function refreshContest() {
@@ -168,7 +217,11 @@ function showBanner() {
   const at = freezeAt(contest);
   const since = at ? `${localTime(at)} (${contestTime(at - Date.parse(contest.start_time))} into the contest)` : "";
   let text = "";
-  if (reveal.active) {
+  if (contest.phase === "scheduled") {
+    text = contest.start_time
+      ? `The contest has not started yet: it starts at ${localTime(new Date(contest.start_time))}.`
+      : "The contest has not started yet, and its start time is not set.";
+  } else if (reveal.active) {
     text = reveal.state.remaining > 0
       ? "The contest is over: the frozen results are revealed one at a time, from the bottom of the board up."
       : "The contest is over, and every result is revealed.";
@@ -328,6 +381,8 @@ function follow() {
       $("own").hidden = table.ownTeam === "";
       show(changed, true);
       reveal.refresh(); // while it watches: the public view of an ended contest
+      // Verdicts of frozen submissions during the freeze: the board was thawed (the contest says so).
+      if (changed !== null && board.resolved > 0 && contest.phase === "frozen" && view !== "jury") refreshSoon();
       const ms = performance.now() - started;
       if (changed === null) {
         stats.snapshots++;

@@ -29,7 +29,7 @@ async function load() {
     phase.className = `phase ${c.phase}`;
     phase.textContent = phaseNames[c.phase] || c.phase;
     const cells = [link, phase, c.rules.toUpperCase(), c.start_time ? localTime(new Date(c.start_time)) : "not set",
-      c.duration, String(c.teams)];
+      (c.duration || "").replace(/\.0*$/, ""), String(c.teams)];
     tr.append(...cells.map((x, i) => {
       const td = document.createElement(i === 0 ? "th" : "td");
       if (i === 0) td.scope = "row";

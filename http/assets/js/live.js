@@ -134,16 +134,21 @@ export class Feed {
     }
   }
 
-  // #pollFor reads the scoreboard every few seconds for a while.
+  // #pollFor reads the scoreboard every few seconds for a while. While the server cannot be reached the
+  // board is not being read, which the state says; once it answers again after that (a restart), the
+  // stream is tried at once.
   async #pollFor(ms) {
-    this.onState("polling");
     const until = Date.now() + ms;
+    let away = false;
     while (!this.stopped && Date.now() < until) {
       try {
         await this.#poll();
+        if (away) return;
+        this.onState("polling");
       } catch (e) {
-        if (e instanceof FatalError) throw e;
-        // The server is away: keep trying at this pace.
+        if (e instanceof FatalError || this.stopped) throw e;
+        away = true;
+        this.onState("reconnecting");
       }
       await sleep(pollEvery);
     }

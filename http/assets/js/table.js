@@ -28,7 +28,6 @@ export class Table {
     this.setRows([], () => undefined, () => undefined);
     this.els = new Map(); // team id → rendered row
     this.setProblems(problems);
-    this.measure();
     let pending = false;
     scroller.addEventListener("scroll", () => {
       if (pending) return;
@@ -61,6 +60,7 @@ export class Table {
       }),
     );
     for (const id of [...this.els.keys()]) this.#drop(id);
+    this.measure(); // the big screen's type is sized by the number of columns
   }
 
   // measure reads the row height from the style sheet (it differs on the big screen).
@@ -172,7 +172,7 @@ export class Table {
       return { el: c, top: t, bot: b, cls: "", result: "", label: "" };
     });
     el.append(rank, team, ...tots, ...probs.map((p) => p.el));
-    const rec = { el, rank, name, aff, tots, probs, y: NaN, index: -1, row: null, leaving: 0, anim: null };
+    const rec = { el, rank, team, name, aff, affKey: null, tots, probs, y: NaN, index: -1, row: null, leaving: 0, anim: null };
     this.els.set(row.team_id, rec);
     return rec;
   }
@@ -209,9 +209,23 @@ export class Table {
     rec.row = row;
     const mark = this.marks.get(row.team_id);
     rec.el.className = `row${row.team_id === this.ownTeam ? " own" : ""}${mark && mark.row ? " " + mark.row : ""}`;
-    setText(rec.name, row.team_name || row.team_id);
+    const name = row.team_name || row.team_id;
+    setText(rec.name, name);
     const groups = (row.group_ids || []).map((g) => this.groups.get(g)).filter(Boolean);
-    setText(rec.aff, [row.organization, ...groups].filter(Boolean).join(" · "));
+    const aff = [row.organization, ...groups].filter(Boolean);
+    const affKey = aff.join(" · ");
+    if (rec.affKey !== affKey) {
+      // Each part is isolated: two right-to-left names in a row would otherwise read in the wrong order.
+      rec.aff.replaceChildren(...aff.flatMap((text, i) => {
+        const part = document.createElement("bdi");
+        part.textContent = text;
+        return i > 0 ? [" · ", part] : [part];
+      }));
+      rec.affKey = affKey;
+    }
+    // The whole of a name cut short, for a pointer resting on it.
+    const title = affKey ? `${name}\n${affKey}` : name;
+    if (rec.team.title !== title) rec.team.title = title;
     totals(this.rules, row).forEach((t, i) => setText(rec.tots[i], t));
     const pub = this.compare ? this.compare.byTeam.get(row.team_id) : null;
     this.problems.forEach((p, i) => {
