@@ -49,7 +49,7 @@ func TestProblemStatsOfScoreContests(t *testing.T) {
 	}
 }
 
-// A rejected object is named by its own line (or element) in the answer's message, as in its item number:
+// A rejected object is named by its own element (or line) in the answer's message, as in its item number:
 // not by its place after the lines the server reads first (the contest's definition and state).
 func TestRejectedLineNumbers(t *testing.T) {
 	e := MustOpen(t)
@@ -62,8 +62,8 @@ func TestRejectedLineNumbers(t *testing.T) {
 	}
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
 		`[{"id":"s8","team_id":"t1","problem_id":"A","contest_time":"0:10:00"},{"id":"s9","team_id":"t1","problem_id":"A","contest_time":"nonsense"}]`, &out)
-	if len(out.Results) != 2 || out.Results[1].Item != 2 || !strings.HasPrefix(out.Results[1].Message, "line 2:") {
-		t.Errorf("got %+v, want item 2 rejected with a message about line 2", out.Results)
+	if len(out.Results) != 2 || out.Results[1].Item != 2 || !strings.HasPrefix(out.Results[1].Message, "item 2:") {
+		t.Errorf("got %+v, want item 2 rejected with a message about item 2", out.Results)
 	}
 }
 
