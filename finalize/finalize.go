@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -290,10 +291,16 @@ func (s *Service) Retry(ctx context.Context, contestID string) (Status, error) {
 
 // Status returns where a contest's finalization is.
 func (s *Service) Status(ctx context.Context, contestID string) (Status, error) {
-	st, err := s.jobStatus(ctx, contestID)
+	jobs, err := s.jobsOf(ctx, contestID)
 	if err != nil {
 		return Status{}, err
 	}
+	st := statusOf(contestID, jobs)
+	if st.Version = recordedVersion(jobs); st.Version > 0 {
+		return st, nil
+	}
+	// No job says it (none done yet, or done before jobs recorded their version, or cleaned away): the store
+	// does, reading the standings whole.
 	f, err := s.cfg.Store.ActiveFinal(ctx, contestID)
 	switch {
 	case err == nil:
@@ -304,14 +311,19 @@ func (s *Service) Status(ctx context.Context, contestID string) (Status, error) 
 	return st, nil
 }
 
-// jobStatus is Status without the version, which the store finds only by reading the standings whole.
+// jobStatus is Status without the version, for each scrape of every contest.
 func (s *Service) jobStatus(ctx context.Context, contestID string) (Status, error) {
-	st := Status{ContestID: contestID, State: Idle}
-	job, err := s.latest(ctx, contestID)
+	jobs, err := s.jobsOf(ctx, contestID)
 	if err != nil {
 		return Status{}, err
 	}
-	if job != nil {
+	return statusOf(contestID, jobs), nil
+}
+
+// statusOf returns where a contest's finalization is, as its latest jobs say, without the version.
+func statusOf(contestID string, jobs []*rivertype.JobRow) Status {
+	st := Status{ContestID: contestID, State: Idle}
+	if job := latestOf(jobs); job != nil {
 		st.Attempts = job.Attempt
 		if n := len(job.Errors); n > 0 {
 			st.Error = job.Errors[n-1].Error
@@ -329,23 +341,48 @@ func (s *Service) jobStatus(ctx context.Context, contestID string) (Status, erro
 			st.State, st.Error = Done, ""
 		}
 	}
-	return st, nil
+	return st
 }
 
-// latest returns a contest's latest job that counts: the one running, else the next to run, else the latest
-// one that ran; nil when there is none.
+// output is what a finalization job records once done: the version then active. Status reads it there: the
+// store finds it only by reading the final standings whole, which takes seconds for 10,000 teams, and
+// "rankd finalize" asks for the status five times a second.
+type output struct {
+	Version int64 `json:"version"`
+}
+
+// recordedVersion returns the active version as the jobs done last recorded it (versions only grow); 0
+// when none did.
+func recordedVersion(jobs []*rivertype.JobRow) int64 {
+	var version int64
+	for _, j := range jobs {
+		var out output
+		if j.State == rivertype.JobStateCompleted && json.Unmarshal(j.Output(), &out) == nil {
+			version = max(version, out.Version)
+		}
+	}
+	return version
+}
+
+// latest returns a contest's latest job that counts (see latestOf).
 func (s *Service) latest(ctx context.Context, contestID string) (*rivertype.JobRow, error) {
 	jobs, err := s.jobsOf(ctx, contestID)
 	if err != nil {
 		return nil, err
 	}
+	return latestOf(jobs), nil
+}
+
+// latestOf returns the latest job that counts: the one running, else the next to run, else the latest one
+// that ran; nil when there is none.
+func latestOf(jobs []*rivertype.JobRow) *rivertype.JobRow {
 	var best *rivertype.JobRow
 	for _, j := range jobs {
 		if best == nil || rankOf(j) > rankOf(best) {
 			best = j
 		}
 	}
-	return best, nil
+	return best
 }
 
 // jobsOf returns a contest's latest jobs, newest first.
@@ -402,6 +439,9 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 	}
 	version, err := w.cfg.Store.SaveFinal(ctx, f)
 	if err != nil {
+		return err
+	}
+	if err := river.RecordOutput(ctx, output{Version: version}); err != nil {
 		return err
 	}
 	w.cfg.Logger.Info("contest finalized", slog.String("contest", id), slog.Int64("version", version),

@@ -24,9 +24,14 @@ var exportFormats = map[string]struct {
 	"json": {nil, "application/json"},
 }
 
+// exportBuilds bounds the exports built at once, by all servers of the process: a workbook of 10,000 teams
+// takes tens of megabytes while it is written, and anyone may ask for the public one.
+var exportBuilds = make(chan struct{}, 4)
+
 // getExport answers the standings of a view as a file to download: CSV, XLSX, the ICPC results.tsv or the
 // CCS scoreboard JSON. The board's lock is held only while its rows are copied: writing a workbook of ten
-// thousand teams takes longer than a commit should wait.
+// thousand teams takes longer than a commit should wait. Requests for the same file of the same version of
+// the view share one build.
 func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
 	format := r.URL.Query().Get("format")
@@ -57,24 +62,58 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 		}
 		return nil
 	}
+	seq, err := s.exportSeq(cid, v)
+	if err != nil {
+		return err
+	}
+	// The group is the final standings' (the server's own), under keys of its own.
+	built, err, _ := s.finals.group.Do(fmt.Sprintf("export|%s|%s|%s|%d", cid, v, format, seq), func() (any, error) {
+		return s.buildExport(cid, v, f.write)
+	})
+	if err != nil {
+		return err
+	}
+	body := built.([]byte)
+	h := w.Header()
+	h.Set("Content-Disposition", disposition)
+	h.Set("Content-Type", f.mediaType)
+	h.Set("Cache-Control", cacheControl(v))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body) // an error is the client gone
+	return nil
+}
+
+// exportSeq returns the sequence number of a view of a contest; the public one's without the board's lock.
+func (s *Server) exportSeq(cid string, v rankd.View) (uint64, error) {
+	if v.Kind == rankd.ViewPublic {
+		if p, ok := s.Engine.Public(cid); ok {
+			return p.Seq, nil
+		}
+	}
+	var seq uint64
+	err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		seq = b.Seq(v)
+		return nil
+	})
+	return seq, err
+}
+
+// buildExport writes view v of a contest with write, once one of exportBuilds is free.
+func (s *Server) buildExport(cid string, v rankd.View, write func(io.Writer, *export.Board) error) ([]byte, error) {
+	exportBuilds <- struct{}{}
+	defer func() { <-exportBuilds }()
 	var eb *export.Board
-	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
 		st, err := b.Standings(v, 0, -1)
 		eb = export.FromBoard(b, v, st)
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w.Header().Set("Content-Disposition", disposition)
 	var buf bytes.Buffer
-	if err := f.write(&buf, eb); err != nil {
-		return err
+	if err := write(&buf, eb); err != nil {
+		return nil, err
 	}
-	h := w.Header()
-	h.Set("Content-Type", f.mediaType)
-	h.Set("Cache-Control", cacheControl(v))
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	_, _ = w.Write(buf.Bytes()) // an error is the client gone
-	return nil
+	return buf.Bytes(), nil
 }
