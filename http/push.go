@@ -77,7 +77,11 @@ type hub struct {
 type contestChannels struct {
 	views      map[rankd.View]*channel
 	teamPublic map[string]struct{}
-	teams      int // team-view channels
+	// ownCheck says that the jury view changed since the last frames: a team's own cells may have too,
+	// which moves its view alone. The engine reports that change with the team's view, except when it
+	// rebuilt a board from the log, where it reports only the jury and public views.
+	ownCheck bool
+	teams    int // team-view channels
 }
 
 type channel struct {
@@ -87,6 +91,8 @@ type channel struct {
 	// only the cells that changed: a judgement changes one cell, not a whole row.
 	sent map[string][]uint64
 	seq  uint64 // the view's sequence number the last frame (or the start) brought clients to
+	// own is, for a team's view, the part of seq its own cells moved (see ownSeq) at the last frame.
+	own uint64
 	// next is when the channel's next frame may go: each view is paced on its own, so that when a public
 	// frame goes says nothing of the jury's changes.
 	next   time.Time
@@ -119,6 +125,9 @@ func (h *hub) notify(contestID string, diffs []board.Diff) {
 		}
 		if d.View.Kind == rankd.ViewPublic && cc.teams > 0 {
 			mark(cc.teamPublic)
+		}
+		if d.View.Kind == rankd.ViewJury && cc.teams > 0 {
+			cc.ownCheck = true
 		}
 	}
 	select {
@@ -155,7 +164,7 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 	h.mu.Lock()
 	var due []string
 	for id, cc := range h.contests {
-		busy := len(cc.teamPublic) > 0
+		busy := len(cc.teamPublic) > 0 || cc.ownCheck
 		for _, ch := range cc.views {
 			busy = busy || len(ch.dirty) > 0
 		}
@@ -174,12 +183,15 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 			if cc == nil {
 				return nil
 			}
-			shared := cc.teamPublic
-			cc.teamPublic = map[string]struct{}{}
+			shared, check := cc.teamPublic, cc.ownCheck
+			cc.teamPublic, cc.ownCheck = map[string]struct{}{}, false
 			for _, ch := range cc.views {
 				if ch.view.Kind == rankd.ViewTeam {
 					for t := range shared {
 						ch.dirty[t] = struct{}{}
+					}
+					if check {
+						markOwn(b, ch)
 					}
 				}
 				switch {
@@ -199,6 +211,17 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 		}
 	}
 	return wait
+}
+
+// ownSeq is the part of a team view's sequence number that its team's own cells moved (the rest is the
+// public view's).
+func ownSeq(b *board.Board, v rankd.View) uint64 { return b.Seq(v) - b.Seq(rankd.PublicView) }
+
+// markOwn marks the team's own row of a team-view channel when its own cells moved since the last frame.
+func markOwn(b *board.Board, ch *channel) {
+	if ownSeq(b, ch.view) != ch.own {
+		ch.dirty[ch.view.TeamID] = struct{}{}
+	}
 }
 
 // frame makes the frame of one channel, with the contest's read lock and h.mu held.
@@ -241,6 +264,9 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 	}
 	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f)}
 	ch.seq = seq
+	if v.Kind == rankd.ViewTeam {
+		ch.own = ownSeq(b, v)
+	}
 	ch.next = time.Now().Add(h.tick)
 	ch.window = append(ch.window, m)
 	if len(ch.window) > DefaultWindow {
@@ -302,6 +328,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 				subs: map[*follower]struct{}{}}
 			cc.views[v] = ch
 			if v.Kind == rankd.ViewTeam {
+				ch.own = ownSeq(b, v)
 				cc.teams++
 			}
 		}
@@ -311,6 +338,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 			for t := range cc.teamPublic {
 				ch.dirty[t] = struct{}{}
 			}
+			markOwn(b, ch)
 		}
 		if len(ch.dirty) > 0 {
 			h.frame(b, ch)

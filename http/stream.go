@@ -2,6 +2,7 @@ package http
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -36,6 +37,10 @@ func startStream(w http.ResponseWriter, contentType string) (write func([]byte) 
 	}
 }
 
+// resumeCatchUp bounds how long a stream resumed from a sequence number this server has not reached waits
+// for the server to catch up with the log.
+const resumeCatchUp = 2 * time.Second
+
 // getStream follows a view of a contest as server-sent events: a snapshot, then a diff per tick that
 // changed the view (see push.go); with ?top=N&throttle=D, the top N rows as a whole at most every D (for
 // a big screen). A reconnecting client sends Last-Event-ID (or ?last_event_id=) and resumes.
@@ -69,8 +74,19 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	if (top > 0) != (throttle > 0) {
 		return rankd.Errorf(rankd.EINVALID, "the big-screen channel takes both top and throttle")
 	}
-	if err := s.Engine.Read(cid, func(*board.Board, int64) error { return nil }); err != nil {
+	behind := false
+	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		behind = last != nil && *last > b.Seq(v)
+		return nil
+	}); err != nil {
 		return err
+	}
+	if behind && s.Engine.Shared {
+		// The client comes from a server further along the log: catch up first, or it would go back to this
+		// server's older board. A log that cannot be read in time leaves it that board, exact but older.
+		ctx, cancel := context.WithTimeout(r.Context(), resumeCatchUp)
+		_ = s.current(ctx, cid)
+		cancel()
 	}
 	if n := s.streams.Add(1); n > int64(cmp.Or(s.MaxStreams, DefaultMaxStreams)) {
 		s.streams.Add(-1)

@@ -164,6 +164,10 @@ type Follower struct {
 	// Token is sent as a bearer token when not empty.
 	Token  string
 	Client *http.Client
+	// Silence is how long a connection may bring nothing before the follower takes it for dead and
+	// reconnects: a server whose host went down, or a network cut, closes nothing. The server sends a
+	// comment every 15 s when idle. Zero means DefaultSilence.
+	Silence time.Duration
 	// OnFrame, when set, is called after each event is applied, under the follower's lock, with the event's
 	// name and the board.
 	OnFrame func(event string, b *Board)
@@ -179,6 +183,12 @@ type Follower struct {
 // DefaultRetry is how long a follower waits before asking again after the server refused the stream (an
 // error status), until the server's "retry:" field says otherwise.
 const DefaultRetry = 2 * time.Second
+
+// DefaultSilence is a follower's Silence when it sets none: three of the server's idle comments.
+const DefaultSilence = 45 * time.Second
+
+// errSilent ends a connection that brought nothing for longer than the follower's Silence.
+var errSilent = errors.New("stream: the connection went silent")
 
 // statusError is a refused stream: the server answered with another status than 200.
 type statusError struct {
@@ -232,6 +242,11 @@ func (f *Follower) Run(ctx context.Context) error {
 
 // follow reads one connection's events until it ends.
 func (f *Follower) follow(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	silence := cmp.Or(f.Silence, DefaultSilence)
+	quiet := time.AfterFunc(silence, func() { cancel(errSilent) })
+	defer quiet.Stop()
 	req, err := http.NewRequestWithContext(ctx, "GET", f.URL, nil)
 	if err != nil {
 		return err
@@ -251,14 +266,33 @@ func (f *Follower) follow(ctx context.Context) error {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return cmp.Or(context.Cause(ctx), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 		return &statusError{status: resp.StatusCode, body: body}
 	}
-	return f.read(resp.Body)
+	err = f.read(&aliveReader{r: resp.Body, quiet: quiet, silence: silence})
+	if errors.Is(context.Cause(ctx), errSilent) {
+		return errSilent
+	}
+	return err
+}
+
+// aliveReader reads a connection's body, putting off its silence timer whenever bytes come.
+type aliveReader struct {
+	r       io.Reader
+	quiet   *time.Timer
+	silence time.Duration
+}
+
+func (a *aliveReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	if n > 0 {
+		a.quiet.Reset(a.silence)
+	}
+	return n, err
 }
 
 // read applies the events of a stream body.
