@@ -397,9 +397,8 @@ func writePage(w http.ResponseWriter, r *http.Request, v rankd.View, page cached
 		h.Set("Content-Encoding", "gzip")
 		body = page.gzip
 	}
-	// With its length known the page goes out in one write, not in 4 KiB chunks.
 	h.Set("Content-Length", strconv.Itoa(len(body)))
-	_, _ = w.Write(body) // an error is the client gone
+	sendWhole(w, r, body)
 }
 
 // cached returns the rendered answer of the current version of view v and its ETag, from the cache when it

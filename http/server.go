@@ -255,18 +255,24 @@ func (s *Server) Listen(addr string) (net.Addr, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.serve(ln)
+	return ln.Addr(), nil
+}
+
+// serve serves on ln in the background.
+func (s *Server) serve(ln net.Listener) {
 	s.srv = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+		ConnContext:       withConn,
 	}
 	go func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.srv.Serve(wholeListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("serve", slog.String("error", err.Error()))
 		}
 	}()
-	return ln.Addr(), nil
 }
 
 // Shutdown stops accepting connections and waits for the requests in flight.

@@ -1,0 +1,76 @@
+package http
+
+import (
+	"context"
+	"net"
+	"net/http"
+)
+
+// Go's server buffers 4 KiB per connection: a response larger than that (a 50-row scoreboard page is about
+// 10 KiB compressed) leaves in two writes or more, each a pass through the network stack — on loopback each
+// costs as much as the rest of a page read. A wholeConn can hold what is written to it during a response and
+// send it in one write, which sendWhole asks for.
+type wholeConn struct {
+	net.Conn
+	holding bool
+	held    []byte
+}
+
+// maxHeld is the most a wholeConn keeps of its buffer between responses.
+const maxHeld = 64 << 10
+
+// Write holds p while the connection is holding. An HTTP/1 connection is written by one goroutine at a time
+// (the one serving its request), so holding needs no lock.
+func (c *wholeConn) Write(p []byte) (int, error) {
+	if c.holding {
+		c.held = append(c.held, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// release sends what was held in one write. A failed write closes the connection: the server, told that
+// its writes succeeded, would otherwise wait for the next request on a connection that is broken.
+func (c *wholeConn) release() {
+	c.holding = false
+	_, err := c.Conn.Write(c.held)
+	if err != nil {
+		_ = c.Conn.Close()
+	}
+	c.held = c.held[:0]
+	if cap(c.held) > maxHeld {
+		c.held = nil
+	}
+}
+
+// wholeListener gives wholeConns.
+type wholeListener struct{ net.Listener }
+
+func (l wholeListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &wholeConn{Conn: c}, nil
+}
+
+type connKey struct{}
+
+// withConn is the http.Server's ConnContext: it gives handlers their connection.
+func withConn(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// sendWhole writes body, the whole response, in one write when the connection allows it (HTTP/1 over a
+// wholeListener's connection); the header must give its length.
+func sendWhole(w http.ResponseWriter, r *http.Request, body []byte) {
+	c, ok := r.Context().Value(connKey{}).(*wholeConn)
+	if !ok || r.ProtoMajor != 1 {
+		_, _ = w.Write(body) // an error is the client gone
+		return
+	}
+	c.holding = true
+	defer c.release()
+	_, _ = w.Write(body)
+	_ = http.NewResponseController(w).Flush()
+}

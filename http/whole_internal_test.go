@@ -1,0 +1,75 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"rankd"
+)
+
+// countingConn counts the writes that reach the network.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int64
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+type countingListener struct {
+	net.Listener
+	writes atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{c, &l.writes}, nil
+}
+
+// A scoreboard page larger than the 4 KiB Go's server buffers per connection goes out in one write, header
+// and body together: each write is a pass through the network stack, as costly as the rest of a page read.
+func TestPageInOneWrite(t *testing.T) {
+	for _, size := range []int{100, 10 << 10, 200 << 10} {
+		body := bytes.Repeat([]byte("x"), size)
+		s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux()}
+		s.mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) {
+			writePage(w, r, rankd.View{Kind: rankd.ViewPublic}, cachedPage{body: body, gzip: body}, `"public-1"`)
+		})
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		counting := &countingListener{Listener: ln}
+		s.serve(counting)
+		client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+		for i := range 3 { // one connection, kept alive
+			before := counting.writes.Load()
+			resp, err := client.Get("http://" + ln.Addr().String() + "/page")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || !bytes.Equal(got, body) {
+				t.Fatalf("%d bytes, request %d: got %d bytes (%v), want the page", size, i, len(got), err)
+			}
+			if n := counting.writes.Load() - before; n != 1 {
+				t.Errorf("%d bytes, request %d: got %d writes, want 1", size, i, n)
+			}
+		}
+		if err := s.srv.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
