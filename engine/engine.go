@@ -81,7 +81,10 @@ type Engine struct {
 
 	mu       sync.RWMutex
 	contests map[string]*contest
-	closed   bool
+	// failed holds the contests whose log could not be read back (a damaged store), with why: they answer
+	// that they are unavailable, and the others are served.
+	failed map[string]error
+	closed bool
 	// closing is closed by Close: requests waiting for room in a full queue give up, rather than hold Close
 	// up for as long as a hanging store holds the queue.
 	closing chan struct{}
@@ -103,6 +106,7 @@ func New(store Store, metrics *Metrics) *Engine {
 		store:           store,
 		metrics:         metrics,
 		contests:        make(map[string]*contest),
+		failed:          make(map[string]error),
 		closing:         make(chan struct{}),
 	}
 	e.background, e.stopBackground = context.WithCancel(context.Background())
@@ -160,7 +164,10 @@ func (e *Engine) open(ctx context.Context) error {
 		begin := time.Now()
 		c, err := e.restore(ctx, id)
 		if err != nil {
-			return err
+			if !e.fail(ctx, id, err) {
+				return err
+			}
+			continue
 		}
 		e.mu.Lock()
 		if e.closed {
@@ -180,6 +187,21 @@ func (e *Engine) open(ctx context.Context) error {
 	}
 	e.ready.Store(true)
 	return nil
+}
+
+// fail records that contest id could not be restored, unless err is one to try again (the store cannot
+// be reached, or ctx is done); it reports whether it did. One damaged contest must not keep the others
+// from being served.
+func (e *Engine) fail(ctx context.Context, id string, err error) bool {
+	if rankd.ErrorCode(err) == rankd.EUNAVAILABLE || ctx.Err() != nil {
+		return false
+	}
+	e.mu.Lock()
+	e.failed[id] = err
+	e.mu.Unlock()
+	e.Logger.Error("contest cannot be restored from its log: it is unavailable until its store is repaired and the server restarted; the others are served",
+		slog.String("contest", id), slog.String("error", err.Error()))
+	return true
 }
 
 // Close stops taking events, commits what is queued, checkpoints every contest and returns. It does not
@@ -523,19 +545,24 @@ func (e *Engine) commit(c *contest, batch []*request) {
 			entries = append(entries, r.entries...)
 		}
 	}
-	defer c.proj.kick()
 	ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
 	defer cancel()
 	if len(entries) == 0 && !c.stale { // the committer alone writes stale
-		// Sync requests only.
+		// Sync requests only. They come every second in the distributed mode: the projector is woken only
+		// when they moved the board, or its idle check (a Redis flushed) would never come.
 		c.rebuildAsked.Store(false)
+		before := c.pos
 		if err := e.follow(ctx, c); err != nil {
 			for _, r := range batch {
 				r.err = err
 			}
 		}
+		if c.pos != before {
+			c.proj.kick()
+		}
 		return
 	}
+	defer c.proj.kick()
 	begin := time.Now()
 	seqs := make([]uint64, len(entries))
 	c.mu.Lock()
@@ -989,6 +1016,10 @@ func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogE
 	if !e.ready.Load() {
 		return nil, rankd.Errorf(rankd.EUNAVAILABLE, "the server is starting")
 	}
+	if e.failed[id] != nil {
+		// Its log is there, unreadable: a new board over it would not be the log's.
+		return nil, e.unavailable(id)
+	}
 	c = &contest{id: id, queue: make(chan *request, 1024), board: board.New()}
 	e.contests[id] = c
 	e.start(c)
@@ -1004,11 +1035,18 @@ func (e *Engine) Sync(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		if err := e.SyncContest(ctx, id); err != nil {
+		if err := e.SyncContest(ctx, id); err != nil && !e.failedOne(id) {
 			return err
 		}
 	}
 	return nil
+}
+
+// failedOne reports whether contest id could not be restored (see fail).
+func (e *Engine) failedOne(id string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.failed[id] != nil
 }
 
 // SyncContest is Sync for one contest; a contest without a log is left alone.
@@ -1030,13 +1068,23 @@ func (e *Engine) SyncContest(ctx context.Context, id string) error {
 func (e *Engine) adopt(ctx context.Context, id string) (*contest, error) {
 	e.mu.RLock()
 	c, ok := e.contests[id]
+	failed := e.failed[id] != nil
 	e.mu.RUnlock()
-	if ok {
+	switch {
+	case ok:
 		return c, nil
+	case failed:
+		return nil, e.unknown(id)
 	}
 	fresh, err := e.restore(ctx, id)
-	if err != nil || fresh.board.Contest().ID == "" {
+	if err != nil {
+		if e.fail(ctx, id, err) {
+			return nil, e.unknown(id)
+		}
 		return nil, err
+	}
+	if fresh.board.Contest().ID == "" {
+		return nil, nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -1056,11 +1104,21 @@ func (e *Engine) adopt(ctx context.Context, id string) (*contest, error) {
 func (e *Engine) unknown(id string) error {
 	e.mu.RLock()
 	starting := !e.ready.Load() && !e.closed
+	failed := e.failed[id] != nil
 	e.mu.RUnlock()
-	if starting {
+	switch {
+	case failed:
+		return e.unavailable(id)
+	case starting:
 		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is starting; retry")
 	}
 	return rankd.Errorf(rankd.ENOTFOUND, "no contest %q", id)
+}
+
+// unavailable is the error of a contest that could not be restored: what went wrong is in the server's
+// log, for its operator, not in answers.
+func (e *Engine) unavailable(id string) error {
+	return rankd.Errorf(rankd.EUNAVAILABLE, "contest %q is unavailable: its stored log could not be read (the server's log says why)", id)
 }
 
 // ContestIDs returns the ids of the live contests, sorted.
