@@ -79,6 +79,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 
@@ -121,6 +122,17 @@ var (
 	standingsScript = goredis.NewScript(standingsLua)
 	positionScript  = goredis.NewScript(positionLua)
 )
+
+// LogTo makes go-redis log through l (it has one logger for the process): by default it writes plain
+// lines to stderr, among a server's JSON records.
+func LogTo(l *slog.Logger) { goredis.SetLogger(clientLogger{l}) }
+
+// clientLogger is go-redis's logger over slog.
+type clientLogger struct{ l *slog.Logger }
+
+func (c clientLogger) Printf(ctx context.Context, format string, v ...any) {
+	c.l.WarnContext(ctx, "redis client", slog.String("message", strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: ")))
+}
 
 // Open connects to the Redis at url, as go-redis's ParseURL takes it (redis://[:password@]host:port/db, or
 // rediss:// for TLS; pool settings such as pool_size go in its query). A server that cannot be reached:

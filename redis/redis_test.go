@@ -1,9 +1,14 @@
 package redis_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
+	"net"
+	"os"
 	"strings"
 	"testing"
 
@@ -218,4 +223,28 @@ func TestStaleUpdates(t *testing.T) {
 	MustRebuild(t, p, c, 6, []rankd.ProjectedRow{a, b})
 	st = MustStandings(t, p, q)
 	MustEqualRows(t, st.Rows, []rankd.Row{ranked(bUp, 1), ranked(aUp, 2)})
+}
+
+// What go-redis itself says (a pool that cannot dial) goes to the server's structured log, not to stderr
+// as plain lines among its JSON records.
+func TestClientLogsThroughSlog(t *testing.T) {
+	var buf bytes.Buffer
+	redis.LogTo(slog.New(slog.NewJSONHandler(&buf, nil)))
+	defer redis.LogTo(slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	if _, err := redis.Open(context.Background(), "redis://"+addr+"/0"); err == nil {
+		t.Fatal("Open of a Redis that is not there: got no error")
+	}
+	var rec struct{ Level, Msg, Message string }
+	if err := json.Unmarshal(bytes.SplitN(buf.Bytes(), []byte("\n"), 2)[0], &rec); err != nil {
+		t.Fatalf("got log %q, want JSON records: %v", buf.String(), err)
+	}
+	if rec.Level != "WARN" || rec.Msg != "redis client" || !strings.Contains(rec.Message, "dial") {
+		t.Errorf("got %+v, want a warning of the redis client about dialing", rec)
+	}
 }

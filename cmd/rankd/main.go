@@ -95,12 +95,12 @@ func NewMain() *Main { return &Main{Stdout: os.Stdout, Stderr: os.Stderr} }
 const usage = `rankd: a real-time scoreboard for ICPC, OI/IOI and CTF contests.
 
 Usage:
-  rankd serve [--addr HOST:PORT] [--data DIR | --postgres URL [--redis URL [--redis-prefix P]]] [--config FILE] [--demo] [--tick D] [--max-body BYTES] [--max-streams N] [--debug-addr HOST:PORT]
+  rankd serve [--addr HOST:PORT] [--data DIR | --postgres URL [--redis URL [--redis-prefix P]]] [--config FILE] [--demo] [--tick D] [--max-body BYTES] [--max-streams N] [--finalize-rescue-after D] [--debug-addr HOST:PORT]
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
   rankd awards --feed FILE [--view public|jury] [--at TIME]
   rankd finalize --contest ID [--server URL] [--token T] [--wait D]
-  rankd import --feed FILE [--server URL] [--token T] [--contest ID] [--batch N] [--restart]
-  rankd follow --from URL [--from-auth USER:PASSWORD | --from-token T] [--server URL] [--token T] [--contest ID]
+  rankd import --feed FILE [--server URL] [--token T] [--contest ID] [--batch N] [--state FILE] [--restart]
+  rankd follow --from URL [--from-auth USER:PASSWORD | --from-token T] [--from-ca FILE] [--server URL] [--token T] [--contest ID] [--delay D] [--batch N]
   rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson
   rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
   rankd bench --feed FILE [--json]

@@ -144,6 +144,7 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	s.store = store
 	if s.RedisURL != "" {
+		rankdredis.LogTo(s.Logger)
 		if s.projection, err = rankdredis.Open(ctx, s.RedisURL, rankdredis.WithPrefix(s.RedisPrefix)); err != nil {
 			return errors.Join(err, store.Close())
 		}
@@ -191,16 +192,32 @@ func (s *Server) Open(ctx context.Context) error {
 		if s.projection != nil {
 			go s.follow(bg)
 		}
-		if err := s.finalizer.Start(bg); err != nil {
-			s.Logger.Error("finalization jobs stopped", slog.String("error", err.Error()))
-		} else {
-			go s.scheduleFinalizations(bg)
-		}
+		go s.startFinalizer(bg)
+		// Scheduling needs only the jobs' table, and it records the ends of contests (which an OI contest
+		// hidden until its end waits for): it does not wait for the jobs to run.
+		go s.scheduleFinalizations(bg)
 		if s.Demo {
 			s.runDemo(bg)
 		}
 	}()
 	return nil
+}
+
+// startFinalizer starts running the finalization jobs, trying again while it fails (a full disk, a database
+// restarting): else no contest would be finalized until the server restarts.
+func (s *Server) startFinalizer(ctx context.Context) {
+	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+		err := s.finalizer.Start(ctx)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		s.Logger.Error("finalization jobs cannot start; retrying", slog.Duration("in", wait), slog.String("error", err.Error()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
 }
 
 // openFinalizer opens the finalization jobs: beside the log in PostgreSQL, in a file of the data directory
