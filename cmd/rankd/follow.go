@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -22,14 +25,15 @@ import (
 // rankd server as it comes: lines are posted in small batches, none waiting longer than --delay, and
 // when the feed's connection drops it connects again from after the last line read (since_token, or
 // since_id for a 2020-03 feed), so that the board follows the contest system without a gap. It ends when
-// the feed says it has ended (end_of_updates), or at Ctrl-C; run again, it sends the feed from its start,
-// which the server answers with duplicates.
+// the feed says it has ended (end_of_updates; the connection may stay open after it, as DOMjudge's does),
+// or at Ctrl-C; run again, it sends the feed from its start, which the server answers with duplicates.
 func (m *Main) follow(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("follow", flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	from := fs.String("from", "", "the event feed to follow, such as https://judge.example/api/v4/contests/ID/event-feed")
 	fromAuth := fs.String("from-auth", "", "USER:PASSWORD for the feed's server (HTTP basic authentication, as DOMjudge's API takes; default: $RANKD_FROM_AUTH)")
 	fromToken := fs.String("from-token", "", "a bearer token for the feed's server instead (default: $RANKD_FROM_TOKEN)")
+	fromCA := fs.String("from-ca", "", "a PEM file of certificates to trust for the feed's https server, besides the system's (a self-signed one)")
 	server := fs.String("server", "http://127.0.0.1:8080", "rankd's address")
 	token := fs.String("token", "", "an admin or judge token of rankd (default: $RANKD_ADMIN_TOKEN, else $RANKD_JUDGE_TOKEN)")
 	contest := fs.String("contest", "", "the contest to post to (default: the id of the feed's contest event)")
@@ -64,9 +68,16 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 		fmt.Fprintln(m.Stderr, "rankd follow: --from-auth must be USER:PASSWORD")
 		return errUsage
 	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.ResponseHeaderTimeout = time.Minute
+	if *fromCA != "" {
+		if transport.TLSClientConfig, err = trusting(*fromCA); err != nil {
+			return m.badFlag("follow", fmt.Errorf("--from-ca: %w", err))
+		}
+	}
 	// The feed's reader and the relay report on their own goroutines.
 	stderr := &lockedWriter{w: m.Stderr}
-	feed := &feedSource{url: src, stderr: stderr, authorize: func(req *http.Request) {
+	feed := &feedSource{url: src, client: &http.Client{Transport: transport}, silence: feedSilence, stderr: stderr, authorize: func(req *http.Request) {
 		switch {
 		case *fromAuth != "":
 			req.SetBasicAuth(user, password)
@@ -110,12 +121,30 @@ type feedHead struct {
 	Data  json.RawMessage `json:"data"`
 }
 
+// trusting returns a TLS configuration that trusts the certificates of a PEM file besides the system's.
+func trusting(pemFile string) (*tls.Config, error) {
+	data, err := os.ReadFile(pemFile)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool() // no system certificates here: the file's only
+	}
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", pemFile)
+	}
+	return &tls.Config{RootCAs: pool}, nil
+}
+
 // feedSource reads an event feed, connecting again when its connection ends before the feed does.
 type feedSource struct {
 	url       *url.URL
+	client    *http.Client
 	authorize func(*http.Request)
+	silence   time.Duration // how long the feed may send nothing before its connection is taken for dead
 	stderr    io.Writer
-	// param and after say where to resume: since_token or since_id, after the last line read.
+	// param and after say where to resume: since_token or since_id, after the last line passed on.
 	param, after string
 	ended        bool // the feed said end_of_updates
 }
@@ -127,16 +156,15 @@ const feedSilence = 5 * time.Minute
 var (
 	// errFeedRefused is a feed's answer that another try would get again.
 	errFeedRefused = errors.New("the feed's server refused")
-	errFeedSilent  = fmt.Errorf("the feed sent nothing for %s", feedSilence)
+	errFeedSilent  = errors.New("the feed sent nothing")
 )
 
 // run sends the feed's lines to out, connecting again after a dropped connection, until the feed ends, ctx is
 // done, or the feed's server refuses.
 func (f *feedSource) run(ctx context.Context, out chan<- []byte) error {
-	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute}}
 	failures := 0
 	for {
-		read, err := f.connect(ctx, client, out)
+		read, err := f.connect(ctx, out)
 		switch {
 		case ctx.Err() != nil:
 			return nil
@@ -151,7 +179,11 @@ func (f *feedSource) run(ctx context.Context, out chan<- []byte) error {
 		failures++
 		wait := min(time.Duration(1<<min(failures-1, 5))*time.Second, 30*time.Second)
 		what := "the feed's connection ended"
-		if err != nil {
+		var cert *tls.CertificateVerificationError
+		switch {
+		case errors.As(err, &cert):
+			what = err.Error() + " (give the certificate to trust with --from-ca FILE)"
+		case err != nil:
 			what = err.Error()
 		}
 		where := "from its start"
@@ -168,7 +200,7 @@ func (f *feedSource) run(ctx context.Context, out chan<- []byte) error {
 }
 
 // connect reads the feed once, from where it stopped, until its connection ends; read says a line came.
-func (f *feedSource) connect(ctx context.Context, client *http.Client, out chan<- []byte) (read bool, err error) {
+func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	u := *f.url
@@ -185,7 +217,7 @@ func (f *feedSource) connect(ctx context.Context, client *http.Client, out chan<
 	}
 	req.Header.Set("Accept", "application/x-ndjson, application/json")
 	f.authorize(req)
-	resp, err := client.Do(req)
+	resp, err := f.client.Do(req)
 	if err != nil {
 		return false, err
 	}
@@ -199,33 +231,41 @@ func (f *feedSource) connect(ctx context.Context, client *http.Client, out chan<
 		return false, nil
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return false, fmt.Errorf("%w %s (%s): give its credentials with --from-auth USER:PASSWORD or --from-token", errFeedRefused, f.url.Redacted(), resp.Status)
-	case resp.StatusCode >= 400 && resp.StatusCode < 500:
+	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests:
 		return false, fmt.Errorf("%w %s (%s)", errFeedRefused, f.url.Redacted(), resp.Status)
 	case resp.StatusCode != http.StatusOK:
 		return false, fmt.Errorf("the feed's server answered %s", resp.Status)
 	}
-	silence := time.AfterFunc(feedSilence, func() { cancel(errFeedSilent) })
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/html" {
+		return false, fmt.Errorf("%w %s: it answered a web page, not an event feed (DOMjudge's is at /api/v4/contests/ID/event-feed)", errFeedRefused, f.url.Redacted())
+	}
+	silence := time.AfterFunc(f.silence, func() { cancel(errFeedSilent) })
 	defer silence.Stop()
 	br := bufio.NewReaderSize(resp.Body, 1<<16)
 	for {
+		silence.Reset(f.silence)
 		text, err := br.ReadBytes('\n')
-		silence.Reset(feedSilence)
+		// The time a line waits for rankd (down, or slow) is no silence of the feed.
+		silence.Stop()
 		// A last line cut short by a broken connection is not taken: it comes again, whole, after the line
 		// before it.
 		if line := bytes.TrimSpace(text); len(line) > 0 && (err == nil || json.Valid(line)) {
-			read = true
-			f.note(line)
 			select {
 			case out <- line:
 			case <-ctx.Done():
 				return read, nil
+			}
+			// Noted once passed on: a line that was not is read again after the one before it.
+			read = true
+			if f.note(line); f.ended {
+				return read, nil // the feed has nothing more to say, though its connection may stay open
 			}
 		}
 		switch {
 		case err == io.EOF:
 			return read, nil
 		case errors.Is(context.Cause(ctx), errFeedSilent):
-			return read, errFeedSilent
+			return read, fmt.Errorf("%w for %s", errFeedSilent, f.silence)
 		case err != nil:
 			return read, fmt.Errorf("the feed's connection broke: %w", err)
 		}
@@ -262,6 +302,7 @@ type relay struct {
 	delay           time.Duration
 	batch           int
 	held            [][]byte // lines read before the contest's id is known
+	defined         bool     // a line sent defines the contest
 	lastReport      time.Time
 }
 
@@ -317,6 +358,7 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			case !ok:
 				return flush()
 			case r.contest != "":
+				r.defined = r.defined || feedLineContest(line) != ""
 				if err := add(line); err != nil {
 					return err
 				}
@@ -328,6 +370,7 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			}
 			if id := feedLineContest(line); id != "" {
 				r.setContest(id)
+				r.defined = true
 				for _, l := range r.held {
 					if err := add(l); err != nil {
 						return err
@@ -349,7 +392,10 @@ func (r *relay) post(ctx context.Context, body []byte, first int) error {
 		again, err := r.send(ctx, body, first)
 		if err == nil || !again || ctx.Err() != nil {
 			var pe *postError
-			if errors.As(err, &pe) && pe.status == http.StatusNotFound {
+			switch {
+			case errors.As(err, &pe) && pe.status == http.StatusNotFound && r.defined:
+				return fmt.Errorf("%w: the server no longer has contest %s, which the feed defined (its data lost?): run rankd follow again to send the feed from its start", err, r.contest)
+			case errors.As(err, &pe) && pe.status == http.StatusNotFound:
 				return fmt.Errorf("%w: the server has no contest %s, and the feed has not defined it", err, r.contest)
 			}
 			return err

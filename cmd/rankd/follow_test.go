@@ -2,16 +2,24 @@ package main_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -172,5 +180,437 @@ func TestFollowWaitsForRankd(t *testing.T) {
 	want := []string{"refused", "refused", "/api/v1/contests/c/events"}
 	if !reflect.DeepEqual(posts, want) || !strings.Contains(errOut, "trying again") || !strings.Contains(out, "2 lines, 2 accepted") {
 		t.Errorf("got posts %q, stdout %q, stderr %q; want %q, then the counts", posts, out, errOut, want)
+	}
+}
+
+// domjudge serves a feed's lines as DOMjudge's event feed does: chunked, each line split across two writes,
+// a blank keep-alive line now and then, resuming after ?since_token= (since_id for a 2020-03 feed; 400 for
+// one it does not know), and open after the last line, sending keep-alives, until the client goes (DOMjudge
+// never closes the stream, even after end_of_updates). Its faults are set per test.
+type domjudge struct {
+	lines    [][]byte // without their newline
+	tokens   []string // where a client resumes after each line
+	param    string   // since_token or since_id
+	statuses []int    // the answers to the first connections, before any line
+	drops    []int    // lines (indices) in the middle of which the connection breaks, the first time
+	forget   bool     // connections get the feed from its start, whatever they ask (a restarted source)
+	header   string   // Content-Type; application/x-ndjson when empty
+
+	mu     sync.Mutex
+	conns  int
+	asked  []string // since_token or since_id of each connection that got lines
+	broken map[int]bool
+}
+
+// mustDOMjudge returns a fake DOMjudge serving a feed file, in the 2023-06 style with its tokens or, with
+// since_id, converted to the 2020-03 style (event ids, op, "contests").
+func mustDOMjudge(tb testing.TB, path, param string) *domjudge {
+	tb.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	f := &domjudge{param: param, broken: map[int]bool{}}
+	for i, l := range bytes.Split(bytes.TrimSpace(data), []byte{'\n'}) {
+		var ev struct {
+			Type  string          `json:"type"`
+			Data  json.RawMessage `json:"data"`
+			Token string          `json:"token"`
+		}
+		if err := json.Unmarshal(l, &ev); err != nil {
+			tb.Fatal(err)
+		}
+		if param == "since_id" {
+			id := strconv.Itoa(i + 1)
+			if ev.Type == "contest" {
+				ev.Type = "contests"
+			}
+			if l, err = json.Marshal(map[string]any{"id": id, "type": ev.Type, "op": "create", "data": ev.Data}); err != nil {
+				tb.Fatal(err)
+			}
+			ev.Token = id
+		}
+		f.lines, f.tokens = append(f.lines, l), append(f.tokens, ev.Token)
+	}
+	return f
+}
+
+func (f *domjudge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if u, p, ok := r.BasicAuth(); !ok || u != "judge" || p != "secret" {
+		http.Error(w, `{"code":401,"message":"Authentication required"}`, http.StatusUnauthorized)
+		return
+	}
+	f.mu.Lock()
+	k := f.conns
+	f.conns++
+	f.mu.Unlock()
+	if k < len(f.statuses) {
+		http.Error(w, `{"code":500,"message":"try later"}`, f.statuses[k])
+		return
+	}
+	from := 0
+	q := r.URL.Query()
+	if q.Has(f.param) && !f.forget {
+		if from = slices.Index(f.tokens, q.Get(f.param)) + 1; from == 0 {
+			http.Error(w, `{"code":400,"message":"Invalid parameter requested."}`, http.StatusBadRequest)
+			return
+		}
+	}
+	f.mu.Lock()
+	f.asked = append(f.asked, q.Get(f.param))
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", cmp.Or(f.header, "application/x-ndjson"))
+	w.Header().Set("X-Accel-Buffering", "no")
+	flush := w.(http.Flusher).Flush
+	for i := from; i < len(f.lines); i++ {
+		l := f.lines[i]
+		w.Write(l[:len(l)/2])
+		flush()
+		f.mu.Lock()
+		drop := slices.Contains(f.drops, i) && !f.broken[i]
+		if drop {
+			f.broken[i] = true
+		}
+		f.mu.Unlock()
+		if drop {
+			panic(http.ErrAbortHandler) // the connection breaks in the middle of the line
+		}
+		w.Write(append(l[len(l)/2:len(l):len(l)], '\n'))
+		if i%97 == 0 {
+			w.Write([]byte{'\n'})
+		}
+		flush()
+	}
+	keepAlive := time.NewTicker(20 * time.Millisecond)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-keepAlive.C:
+			w.Write([]byte{'\n'})
+			flush()
+		}
+	}
+}
+
+// Asked returns the since_token or since_id of each connection that got lines.
+func (f *domjudge) Asked() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.asked)
+}
+
+// rankdProxy passes rankd follow's requests on to a rankd server, counting the lines rankd took; while it is
+// down, it breaks every connection, as a server that is gone does.
+type rankdProxy struct {
+	target string
+	down   atomic.Bool
+	taken  atomic.Int64
+}
+
+func (p *rankdProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p.down.Load() {
+		panic(http.ErrAbortHandler)
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), r.Method, p.target+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		panic(err)
+	}
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusOK {
+		p.taken.Add(int64(bytes.Count(body, []byte{'\n'})))
+	}
+	w.WriteHeader(resp.StatusCode)
+	w.Write(answer)
+}
+
+// followCounts returns the counts rankd follow reported last: lines, accepted, duplicates, rejected.
+func followCounts(tb testing.TB, out string) [4]int {
+	tb.Helper()
+	all := regexp.MustCompile(`(\d+) lines?[:,] (\d+) accepted, (\d+) duplicates, (\d+) rejected`).FindAllStringSubmatch(out, -1)
+	if all == nil {
+		tb.Fatalf("no counts in %q", out)
+	}
+	var n [4]int
+	for i := range n {
+		n[i], _ = strconv.Atoi(all[len(all)-1][i+1])
+	}
+	return n
+}
+
+// rankd follow against DOMjudge's event feed, as DOMjudge serves it, with the faults of a real network and
+// a real contest system: the board it leaves is the offline one, in both views. A feed with end_of_updates
+// ends the command although DOMjudge keeps its connection open; one without is followed until Ctrl-C.
+func TestFollowDOMjudge(t *testing.T) {
+	for _, tc := range []struct {
+		name, feed, param, contest string
+		statuses, drops            []int
+		forget, rankdDown          bool
+		ends                       bool // the feed has end_of_updates
+	}{
+		{name: "2023-06", feed: "euc2025", param: "since_token", contest: "euc2025", statuses: []int{503, 500},
+			drops: []int{100, 1500}, ends: true},
+		{name: "2020-03", feed: "euc2025", param: "since_id", contest: "euc2025", drops: []int{700}, ends: true},
+		{name: "source restarted", feed: "euc2025", param: "since_token", contest: "euc2025", drops: []int{1000},
+			forget: true, ends: true},
+		{name: "no end of updates, rankd down a while", feed: "wf47", param: "since_token", contest: "wf47_finals",
+			drops: []int{5000}, rankdDown: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := feed(t, tc.feed)
+			src := mustDOMjudge(t, path, tc.param)
+			src.statuses, src.drops, src.forget = tc.statuses, tc.drops, tc.forget
+			// A line of several megabytes: an organization sent again with a large extra field.
+			org := slices.IndexFunc(src.lines, func(l []byte) bool { return bytes.Contains(l, []byte(`"type":"organizations"`)) })
+			long := bytes.Replace(src.lines[org], []byte(`"data":{`), []byte(`"data":{"x_padding":"`+strings.Repeat("x", 3<<20)+`",`), 1)
+			src.lines = slices.Insert(src.lines, org+1, long)
+			src.tokens = slices.Insert(src.tokens, org+1, "long")
+			feedServer := httptest.NewServer(src)
+			defer feedServer.Close()
+			p := StartRankd(t, t.TempDir())
+			proxy := &rankdProxy{target: p.URL}
+			sink := httptest.NewServer(proxy)
+			defer sink.Close()
+
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() {
+				m := &main.Main{Stdout: &stdout, Stderr: &stderr}
+				done <- m.Exit(ctx, []string{"follow", "--from", feedServer.URL + "/api/v4/contests/" + tc.contest + "/event-feed",
+					"--from-auth", "judge:secret", "--server", sink.URL, "--token", testAdminToken})
+			}()
+			if tc.rankdDown {
+				for proxy.taken.Load() == 0 {
+					time.Sleep(10 * time.Millisecond)
+				}
+				proxy.down.Store(true)
+				time.Sleep(1500 * time.Millisecond)
+				proxy.down.Store(false)
+			}
+			var code int
+			if tc.ends {
+				code = <-done
+			} else {
+				for proxy.taken.Load() < int64(len(src.lines)) && ctx.Err() == nil {
+					time.Sleep(10 * time.Millisecond)
+				}
+				cancel() // Ctrl-C
+				code = <-done
+			}
+			if want := map[bool]int{true: 0, false: 130}[tc.ends]; code != want {
+				t.Fatalf("exit status: got %d, want %d; it said:\n%s", code, want, tail(stderr.String(), 20))
+			}
+			// A source that resumes where it is asked gets no line twice; one that restarted sends them again.
+			want := len(src.lines)
+			if tc.forget {
+				want += tc.drops[0]
+			}
+			if got := followCounts(t, stdout.String()+stderr.String()); got[0] != want || got[3] != 0 {
+				t.Errorf("got %d lines, %d rejected; want %d lines, none rejected", got[0], got[3], want)
+			}
+			for _, view := range []string{"jury", "public"} {
+				want := scoreboardRows(t, []byte(MustRun(t, "standings", "--feed", path, "--view", view, "--format", "ccs")))
+				if got := MustServedRows(t, p.URL, tc.contest, view); got != want {
+					t.Errorf("view %s: the followed board differs from the offline one:\ngot  %.600s\nwant %.600s", view, got, want)
+				}
+			}
+			t.Logf("connections resumed after %q; follow said:\n%s", src.Asked(), tail(stderr.String(), 8))
+		})
+	}
+}
+
+// newDOMjudge returns a fake DOMjudge serving the given 2023-06 lines.
+func newDOMjudge(tb testing.TB, lines ...string) *domjudge {
+	tb.Helper()
+	f := &domjudge{param: "since_token", broken: map[int]bool{}}
+	for _, l := range lines {
+		var ev struct{ Token string }
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			tb.Fatal(err)
+		}
+		f.lines, f.tokens = append(f.lines, []byte(l)), append(f.tokens, ev.Token)
+	}
+	return f
+}
+
+// shortFeed is a contest's definition and the end of its updates.
+var shortFeed = []string{
+	`{"type":"contest","id":null,"data":{"id":"c","name":"C","duration":"5:00:00"},"token":"1"}`,
+	`{"type":"state","id":null,"data":{"end_of_updates":"2026-03-01T16:00:00.000Z"},"token":"2"}`,
+}
+
+// acceptingRankd answers every batch as a rankd server that accepts all its lines.
+var acceptingRankd = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	fmt.Fprintf(w, `{"accepted":%d,"duplicates":0,"rejected":0,"results":[]}`, bytes.Count(body, []byte{'\n'}))
+})
+
+// syncBuffer is a buffer that a test reads while rankd follow writes to it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// mustFollow runs rankd follow until it ends, failing the test if it takes longer than 20 s.
+func mustFollow(tb testing.TB, args ...string) (stdout, stderr string, err error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var o, e syncBuffer
+	err = (&main.Main{Stdout: &o, Stderr: &e}).Run(ctx, append([]string{"follow"}, args...))
+	if ctx.Err() != nil {
+		tb.Fatalf("rankd follow did not end in 20 s; it said:\n%s", tail(e.String(), 10))
+	}
+	return o.String(), e.String(), err
+}
+
+// What the feed's server answers decides whether rankd follow stops, saying why, or tries again: a refusal
+// another try would get again stops it; a server in trouble or busy (429, 5xx) is asked again.
+func TestFollowSourceAnswers(t *testing.T) {
+	sink := httptest.NewServer(acceptingRankd)
+	defer sink.Close()
+	for _, tc := range []struct {
+		status int
+		want   string // in the error; "" for success
+	}{
+		{http.StatusUnauthorized, "give its credentials with --from-auth"},
+		{http.StatusForbidden, "give its credentials with --from-auth"},
+		{http.StatusNotFound, "/api/v4/contests/c/event-feed (404 Not Found)"},
+		{http.StatusTooManyRequests, ""},
+		{http.StatusInternalServerError, ""},
+		{http.StatusServiceUnavailable, ""},
+	} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			src := newDOMjudge(t, shortFeed...)
+			src.statuses = []int{tc.status}
+			ts := httptest.NewServer(src)
+			defer ts.Close()
+			out, errOut, err := mustFollow(t, "--from", ts.URL+"/api/v4/contests/c/event-feed", "--from-auth", "judge:secret",
+				"--server", sink.URL, "--token", testAdminToken)
+			switch {
+			case tc.want == "" && (err != nil || !strings.Contains(out, "2 lines, 2 accepted")):
+				t.Errorf("got %v, %q; want the feed followed to its end\n%s", err, out, errOut)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v; want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A feed address that answers a web page (a login page, DOMjudge's jury interface) is refused at once,
+// not followed as lines that are all bad, again and again.
+func TestFollowWebPage(t *testing.T) {
+	src := newDOMjudge(t)
+	src.lines = [][]byte{[]byte("<!DOCTYPE html>"), []byte("<html><body>Log in</body></html>")}
+	src.tokens = []string{"", ""}
+	src.header = "text/html; charset=UTF-8"
+	ts := httptest.NewServer(src)
+	defer ts.Close()
+	sink := httptest.NewServer(acceptingRankd)
+	defer sink.Close()
+	_, _, err := mustFollow(t, "--from", ts.URL+"/jury", "--from-auth", "judge:secret", "--server", sink.URL, "--token", testAdminToken)
+	if err == nil || !strings.Contains(err.Error(), "a web page, not an event feed") {
+		t.Errorf("got %v; want an error saying the address is a web page", err)
+	}
+}
+
+// A feed served over https with a self-signed certificate is followed once --from-ca gives the certificate;
+// without it, the message says to give it.
+func TestFollowSelfSignedTLS(t *testing.T) {
+	ts := httptest.NewUnstartedServer(newDOMjudge(t, shortFeed...))
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes refused without --from-ca
+	ts.StartTLS()
+	defer ts.Close()
+	sink := httptest.NewServer(acceptingRankd)
+	defer sink.Close()
+	args := []string{"--from", ts.URL + "/api/v4/contests/c/event-feed", "--from-auth", "judge:secret", "--server", sink.URL, "--token", testAdminToken}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- (&main.Main{Stdout: io.Discard, Stderr: &stderr}).Run(ctx, append([]string{"follow"}, args...))
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "--from-ca FILE") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if !strings.Contains(stderr.String(), "--from-ca FILE") {
+		t.Errorf("without --from-ca it said %q; want it to say to give the certificate with --from-ca FILE", stderr.String())
+	}
+
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := mustFollow(t, append(args, "--from-ca", ca)...); err != nil || !strings.Contains(out, "2 lines, 2 accepted") {
+		t.Errorf("with --from-ca: got %v, %q; want the feed followed\n%s", err, out, errOut)
+	}
+	if _, errOut, err := run(append([]string{"follow", "--from-ca", os.Args[0]}, args...)...); err == nil || !strings.Contains(errOut, "holds no PEM certificate") {
+		t.Errorf("--from-ca of a file that is no certificate: got %v, %q; want a usage error that says so", err, errOut)
+	}
+}
+
+// A line rankd refuses is reported with its line and what is wrong with it, and the rest of the feed goes on:
+// one bad event does not stop the board.
+func TestFollowRejectedLineGoesOn(t *testing.T) {
+	src := httptest.NewServer(newDOMjudge(t,
+		`{"type":"contest","id":null,"data":{"id":"c","name":"C","start_time":"2026-03-01T10:00:00Z","duration":"5:00:00"},"token":"1"}`,
+		`{"type":"submissions","id":"s1","data":{"id":"s1","team_id":"nobody","problem_id":"A","time":"2026-03-01T10:10:00Z","contest_time":"0:10:00"},"token":"2"}`,
+		`{"type":"teams","id":"t1","data":{"id":"t1","name":"T1"},"token":"3"}`,
+		shortFeed[1]))
+	defer src.Close()
+	p := StartRankd(t, t.TempDir())
+	out, errOut, err := mustFollow(t, "--from", src.URL+"/feed", "--from-auth", "judge:secret", "--server", p.URL, "--token", testAdminToken)
+	if err != nil || !strings.Contains(out, "4 lines, 3 accepted, 0 duplicates, 1 rejected") ||
+		!strings.Contains(errOut, `line 2: rejected: submission s1: unknown team "nobody"`) {
+		t.Errorf("got %v, %q, %q; want the bad line reported by its line and the rest taken", err, out, errOut)
+	}
+}
+
+// A rankd that answers 404 for a contest the feed defined has lost it (started over another data
+// directory, say): rankd follow stops, saying so and what to do, not that the feed never defined it.
+func TestFollowRankdLostTheContest(t *testing.T) {
+	src := httptest.NewServer(newDOMjudge(t, shortFeed[0], `{"type":"teams","id":"t1","data":{"id":"t1","name":"T1"},"token":"t"}`, shortFeed[1]))
+	defer src.Close()
+	var posts atomic.Int32
+	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if posts.Add(1) > 1 {
+			http.Error(w, `{"code":"not_found","message":"no contest \"c\""}`, http.StatusNotFound)
+			return
+		}
+		acceptingRankd(w, r)
+	}))
+	defer sink.Close()
+	_, _, err := mustFollow(t, "--from", src.URL+"/feed", "--from-auth", "judge:secret", "--server", sink.URL, "--token", testAdminToken, "--batch", "1")
+	if err == nil || !strings.Contains(err.Error(), "no longer has contest c, which the feed defined") {
+		t.Errorf("got %v; want an error saying the server lost the contest the feed defined", err)
 	}
 }
