@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
@@ -127,7 +128,10 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Service, error) 
 		return nil, fmt.Errorf("finalize: open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer: River's operations wait for each other rather than fail as busy
-	s, err := newService(ctx, riversqlite.New(db), cfg)
+	s, err := newService(ctx, riversqlite.New(db), cfg, func(m *rivermigrate.Migrator[*sql.Tx]) error {
+		_, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil) // one server per file: the store's lock says so
+		return err
+	})
 	if err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
@@ -139,10 +143,33 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Service, error) 
 // rankd's, in the first schema of the search path), migrating River's tables first. The servers sharing the
 // database share the jobs: each runs on one server.
 func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Service, error) {
-	return newService(ctx, riverpgxv5.New(pool), cfg)
+	return newService(ctx, riverpgxv5.New(pool), cfg, func(m *rivermigrate.Migrator[pgx.Tx]) error {
+		// Servers starting together on a new database would each create River's tables, and all but one
+		// fail: they take turns, holding an advisory lock of the schema on a connection of their own (River
+		// runs each migration in a transaction of its own: some cannot share one).
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext(current_schema()))`, migrationLock); err != nil {
+			return err
+		}
+		_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		if _, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, migrationLock); uerr != nil {
+			// Still held: the connection must not go back to the pool with it.
+			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+		return err
+	})
 }
 
-func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Config) (*Service, error) {
+// migrationLock is the first key of the advisory lock that River's migrations take (the second is the
+// schema's); the store's own locks have keys of their own.
+const migrationLock = 0x72616e6a // "ranj"
+
+// newService returns a service over driver, once migrate has brought River's tables up to date.
+func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Config, migrate func(*rivermigrate.Migrator[T]) error) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -164,7 +191,7 @@ func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Co
 	if err != nil {
 		return nil, fmt.Errorf("finalize: migrate: %w", err)
 	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+	if err := migrate(m); err != nil {
 		return nil, fmt.Errorf("finalize: migrate: %w", err)
 	}
 	workers := river.NewWorkers()

@@ -1,0 +1,45 @@
+package finalize_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"rankd/engine"
+	"rankd/finalize"
+	"rankd/postgres"
+	"rankd/postgres/pgtest"
+)
+
+// Servers started together on a new database each migrate River's tables: they take turns, and all start
+// (without the lock, all but one failed on a duplicate type).
+func TestServersStartingTogether(t *testing.T) {
+	for round := range 3 {
+		u := pgtest.MustSchema(t)
+		ctx := context.Background()
+		const servers = 4
+		var wg sync.WaitGroup
+		errs := make([]error, servers)
+		for i := range servers {
+			db, err := postgres.Open(ctx, u) // each server its own pool
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			e := engine.New(db, nil)
+			wg.Go(func() {
+				s, err := finalize.NewPostgres(ctx, db.Pool(), quick(db, e))
+				if err == nil {
+					err = s.Stop(ctx)
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d, server %d: got %v, want it started", round, i, err)
+			}
+		}
+	}
+}
