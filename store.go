@@ -2,6 +2,8 @@ package rankd
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -29,12 +31,24 @@ type AppendResult struct {
 	// Pos is the entry's position in the log: the new one, or for a duplicate the one stored before; 0 for a
 	// refused entry.
 	Pos int64
-	// Duplicate reports that the entry was already in the log: its token was, or the latest version of its
-	// object (same Event.Type and Event.ID) has the same Hash, or, for an object that only moves forward (see
-	// EventType.MovesForward), any earlier version has. Nothing was stored.
+	// Duplicate reports that the entry was already in the log: its token was, with the same object (Event.Type
+	// and Event.ID), or the latest version of its object has the same Hash, or, for an object that only moves
+	// forward (see EventType.MovesForward), any earlier version has. Nothing was stored.
 	Duplicate bool
-	// Err is why the entry was refused (the accept function's error); nothing was stored.
+	// Err is why the entry was refused (the accept function's error, or TokenTaken); nothing was stored.
 	Err error
+}
+
+// ErrTokenTaken is the cause of the error of an entry whose token the log gives another object.
+var ErrTokenTaken = errors.New("token taken")
+
+// TokenTaken is the result error of an entry whose token the log already gives another object: a token names
+// one event, so this is not a repeat of it (a source that numbers its tokens anew, two sources in one
+// contest), and taking it for one would lose the event without a word.
+func TokenTaken(e *LogEntry) error {
+	return &Error{Code: ECONFLICT, Err: ErrTokenTaken, Message: fmt.Sprintf(
+		"%s %q: its token %q names another event of the log: give it a token of its own, or none",
+		e.Event.Type, e.Event.ID, e.Token)}
 }
 
 // EventLog is the durable, append-only log of every contest's events: the truth the boards are built from.

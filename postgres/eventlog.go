@@ -20,6 +20,13 @@ type objectKey struct {
 	id  string
 }
 
+// tokenUse is where a token is in the log, and the object it came with: the same token with another object
+// is not a repeat of its event.
+type tokenUse struct {
+	pos    int64
+	object objectKey
+}
+
 // earlierKey is a version of an object, by content.
 type earlierKey struct {
 	objectKey
@@ -123,7 +130,7 @@ type appendCall struct {
 	key     int64 // the contest's key; 0 until it has a row
 	base    int64 // the last position of the log before the call
 	stored  time.Time
-	tokens  map[string]int64      // position of each token of the call found in the log, or stored by the call
+	tokens  map[string]tokenUse   // each token of the call found in the log, or stored by the call
 	objects map[objectKey]version // latest version of each object of the call, in the log or stored by the call
 	// earlier versions of the call's objects that move forward (rankd.EventType.MovesForward) found in the log or
 	// replaced by the call: the position of each by object and hash
@@ -148,14 +155,14 @@ func (a *appendCall) lookup() error {
 	var types, vTypes []int16
 	var ids, vIDs []string
 	var vHashes [][]byte
-	a.tokens = make(map[string]int64)
+	a.tokens = make(map[string]tokenUse)
 	a.objects = make(map[objectKey]version)
 	a.earlier = make(map[earlierKey]int64)
 	for i := range a.entries {
 		e := &a.entries[i]
 		if e.Token != "" {
 			if _, ok := a.tokens[e.Token]; !ok {
-				a.tokens[e.Token] = 0
+				a.tokens[e.Token] = tokenUse{}
 				tokens = append(tokens, e.Token)
 			}
 		}
@@ -188,13 +195,15 @@ func (a *appendCall) lookup() error {
 		return err
 	})
 	if len(tokens) > 0 {
-		b.Queue(`SELECT token, pos FROM events
+		b.Queue(`SELECT token, pos, type, object_id FROM events
 			WHERE contest = (SELECT key FROM contests WHERE id = $1) AND token = ANY($2::text[])`,
 			a.contestID, tokens).Query(func(rows pgx.Rows) error {
 			var token string
-			var pos int64
-			_, err := pgx.ForEachRow(rows, []any{&token, &pos}, func() error {
-				a.tokens[token] = pos
+			var use tokenUse
+			var typ int16
+			_, err := pgx.ForEachRow(rows, []any{&token, &use.pos, &typ, &use.object.id}, func() error {
+				use.object.typ = rankd.EventType(typ)
+				a.tokens[token] = use
 				return nil
 			})
 			return err
@@ -277,15 +286,18 @@ func (a *appendCall) decide(accept func(i int) error) error {
 	last := a.base
 	for i := range a.entries {
 		e := &a.entries[i]
+		key := objectKey{e.Event.Type, e.Event.ID}
 		if e.Token != "" {
-			if pos := a.tokens[e.Token]; pos > 0 {
-				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+			if use := a.tokens[e.Token]; use.pos > 0 && use.object == key {
+				a.results[i] = rankd.AppendResult{Pos: use.pos, Duplicate: true}
+				continue
+			} else if use.pos > 0 {
+				a.results[i] = rankd.AppendResult{Err: rankd.TokenTaken(e)}
 				continue
 			}
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
 		// (rankd.EventType.MovesForward): for others A, B, A are three versions, a second A after them is not.
-		key := objectKey{e.Event.Type, e.Event.ID}
 		v := a.objects[key]
 		if v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
 			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
@@ -315,7 +327,7 @@ func (a *appendCall) decide(accept func(i int) error) error {
 		}
 		a.objects[key] = version{pos: last, hash: e.Hash}
 		if e.Token != "" {
-			a.tokens[e.Token] = last
+			a.tokens[e.Token] = tokenUse{pos: last, object: key}
 		}
 		a.keep = append(a.keep, i)
 	}

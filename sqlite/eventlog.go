@@ -186,7 +186,11 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			tk = key(tn)
 			j, found, taken := tokens.get(tk, tn)
 			if found {
-				a.results[i] = rankd.AppendResult{Pos: tokens.at(j).pos, Duplicate: true}
+				if t := tokens.at(j); t.hash == ownerDigest(e.Event.Type, e.Event.ID) {
+					a.results[i] = rankd.AppendResult{Pos: t.pos, Duplicate: true}
+				} else {
+					a.results[i] = rankd.AppendResult{Err: rankd.TokenTaken(e)}
+				}
 				continue
 			}
 			tTaken = taken
@@ -237,7 +241,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			a.changes = append(a.changes, change{i: j, added: true})
 		}
 		if e.Token != "" {
-			tokens.add(tk, tn, tTaken, a.last, hashDigest{})
+			tokens.add(tk, tn, tTaken, a.last, ownerDigest(e.Event.Type, e.Event.ID))
 			a.tokens++
 		}
 		keep = append(keep, i)

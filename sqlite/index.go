@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -201,10 +202,19 @@ func (x *index) put(k *keyRecord, p int64) {
 	n = name{0, k.token}
 	tk := key(n)
 	if i, found, taken := t.get(tk, n); found {
-		t.at(i).pos = p
+		t.at(i).pos, t.at(i).hash = p, ownerDigest(k.typ, k.id)
 	} else {
-		t.add(tk, n, taken, p, hashDigest{})
+		t.add(tk, n, taken, p, ownerDigest(k.typ, k.id))
 	}
+}
+
+// ownerDigest is what a token's entry keeps of the object it came with: a hash of its type and id (not the
+// index's key, which tests mask), so that the token given again with another object is not taken for a
+// repeat of its event.
+func ownerDigest(typ rankd.EventType, id string) hashDigest {
+	d := hashDigest{n: 8}
+	binary.LittleEndian.PutUint64(d.b[:], nameHash(name{uint8(typ), id}))
+	return d
 }
 
 // readIndex returns the index of a contest, its submissions list up to date with the log as the readers

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -160,12 +161,17 @@ func TestReopen(t *testing.T) {
 
 	// Deduplication knows the log from before, and positions go on.
 	res := storetest.MustAppend(t, db, "c1",
-		storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j9", "other"), "tok1"),
+		storetest.WithToken(storetest.Submission("s1", "t1", "A", 2*time.Minute), "tok1"),
 		storetest.Entry(rankd.EventJudgement, "j1", "j1 v1"),
 		storetest.Entry(rankd.EventJudgement, "j1", "j1 v2"))
 	want := []rankd.AppendResult{{Pos: 1, Duplicate: true}, {Pos: 2, Duplicate: true}, {Pos: 3}}
 	if !slices.Equal(res, want) {
 		t.Errorf("Append after reopening: got %+v, want %+v", res, want)
+	}
+	// The index, read back from the log, knows which object each token came with.
+	res = storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j9", "other"), "tok1"))
+	if !errors.Is(res[0].Err, rankd.ErrTokenTaken) {
+		t.Errorf("tok1 with another object after reopening: got %+v, want the token taken", res[0])
 	}
 	if log := storetest.MustReplay(t, db, "c1", 2); len(log) != 1 || !log[0].Stored.Equal(at.Add(time.Hour)) {
 		t.Errorf("entry appended after reopening: got %+v, want stored at %v", log, at.Add(time.Hour))
@@ -651,7 +657,7 @@ func TestTokenAfterKeptVersion(t *testing.T) {
 	first := storetest.Submission("s1", "t1", "A", time.Minute)
 	storetest.MustAppend(t, db, "c1", first)
 	storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Submission("s1", "t1", "A", 2*time.Minute), "tok"))
-	res := storetest.MustAppend(t, db, "c1", first, storetest.WithToken(storetest.Submission("s9", "t1", "A", time.Hour), "tok"))
+	res := storetest.MustAppend(t, db, "c1", first, storetest.WithToken(storetest.Submission("s1", "t1", "A", time.Hour), "tok"))
 	want := []rankd.AppendResult{{Pos: 1, Duplicate: true}, {Pos: 2, Duplicate: true}}
 	if !slices.Equal(res, want) {
 		t.Errorf("the first version again, then the token again: got %+v, want %+v", res, want)

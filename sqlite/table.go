@@ -122,8 +122,11 @@ var seed = maphash.MakeSeed()
 var keyMask = ^uint64(0)
 
 // key returns the hash a table knows a name by.
-func key(n name) uint64 {
-	return (maphash.String(seed, n.text) ^ uint64(n.tag)*0x9e3779b97f4a7c15) & keyMask
+func key(n name) uint64 { return nameHash(n) & keyMask }
+
+// nameHash returns the 64-bit hash of a name.
+func nameHash(n name) uint64 {
+	return maphash.String(seed, n.text) ^ uint64(n.tag)*0x9e3779b97f4a7c15
 }
 
 // at returns entry i.

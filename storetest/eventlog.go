@@ -18,7 +18,7 @@ var errRefused = errors.New("refused by the test")
 type call struct {
 	entries []rankd.LogEntry
 	refuse  []int
-	want    []rankd.AppendResult // an Err wanted is errRefused
+	want    []rankd.AppendResult // an Err wanted is errRefused, or rankd.ErrTokenTaken
 }
 
 // Short names for the tables' entries.
@@ -28,6 +28,7 @@ var (
 	stored    = func(pos int64) rankd.AppendResult { return rankd.AppendResult{Pos: pos} }
 	dup       = func(pos int64) rankd.AppendResult { return rankd.AppendResult{Pos: pos, Duplicate: true} }
 	refused   = rankd.AppendResult{Err: errRefused}
+	taken     = rankd.AppendResult{Err: rankd.ErrTokenTaken}
 	hashed    = func(e rankd.LogEntry, hash string) rankd.LogEntry { e.Hash = hash; return e }
 )
 
@@ -50,8 +51,11 @@ func testAppend(t *testing.T, s Store) {
 			name: "token already in the log",
 			calls: []call{
 				{entries: []rankd.LogEntry{WithToken(judgement("j1", "a"), "t1")}, want: []rankd.AppendResult{stored(1)}},
-				// Another object, other content: the token alone makes it a duplicate.
-				{entries: []rankd.LogEntry{WithToken(problem("p1", "b"), "t1")}, want: []rankd.AppendResult{dup(1)}},
+				// The same object, other content (its line written anew): the token makes it a duplicate.
+				{entries: []rankd.LogEntry{WithToken(judgement("j1", "b"), "t1")}, want: []rankd.AppendResult{dup(1)}},
+				// Another object: not a repeat of the token's event, and not to be lost as one.
+				{entries: []rankd.LogEntry{WithToken(problem("j1", "c"), "t1"), WithToken(judgement("j2", "d"), "t1")},
+					want: []rankd.AppendResult{taken, taken}},
 			},
 			wantLog: []string{"a"},
 		},
@@ -59,8 +63,8 @@ func testAppend(t *testing.T, s Store) {
 			name: "token earlier in the call",
 			calls: []call{
 				{entries: []rankd.LogEntry{judgement("j0", "z"), WithToken(judgement("j1", "a"), "t1"),
-					WithToken(judgement("j2", "b"), "t1")},
-					want: []rankd.AppendResult{stored(1), stored(2), dup(2)}},
+					WithToken(judgement("j1", "a2"), "t1"), WithToken(judgement("j2", "b"), "t1")},
+					want: []rankd.AppendResult{stored(1), stored(2), dup(2), taken}},
 			},
 			wantLog: []string{"z", "a"},
 		},
@@ -229,10 +233,10 @@ func testAppend(t *testing.T, s Store) {
 					t.Fatalf("call %d: Append: %v", c, err)
 				}
 				checkResults(t, fmt.Sprintf("call %d", c), res, cl.want)
-				// accept sees every entry that is not a duplicate, in order, once.
+				// accept sees every entry that is not a duplicate (nor has a token taken), in order, once.
 				var wantAccepted []int
 				for i, w := range cl.want {
-					if !w.Duplicate {
+					if !w.Duplicate && !errors.Is(w.Err, rankd.ErrTokenTaken) {
 						wantAccepted = append(wantAccepted, i)
 					}
 				}

@@ -53,11 +53,16 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 	}
 	tokens, latest, versions, subs := m.tokens[contestID], m.latest[contestID], m.versions[contestID], m.subs[contestID]
 	for i, e := range entries {
+		key := modelKey{e.Event.Type, e.Event.ID}
 		if pos := tokens[e.Token]; e.Token != "" && pos > 0 {
-			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
+			// A token names one event: the same object's, or another's (refused).
+			if owner := m.log[contestID][pos-1].Event; (modelKey{owner.Type, owner.ID}) == key {
+				results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
+			} else {
+				results = append(results, rankd.AppendResult{Err: rankd.ErrTokenTaken})
+			}
 			continue
 		}
-		key := modelKey{e.Event.Type, e.Event.ID}
 		if v, ok := latest[key]; ok && e.Hash != "" && v.Hash == e.Hash {
 			results = append(results, rankd.AppendResult{Pos: v.Pos, Duplicate: true})
 			continue
