@@ -480,10 +480,8 @@ func (e *Engine) commitLoop(c *contest) {
 				break drain
 			}
 		}
-		e.commit(c, batch)
-		for _, r := range batch {
-			r.entries = nil // stored: a large request waiting for its last parts need not hold its first ones
-			close(r.done)
+		if !e.commit(c, batch) {
+			answer(batch)
 		}
 		if last := c.lastCheck.Load(); !c.stale && c.pos-last >= e.checkpointGap(last) && c.checkpointing.CompareAndSwap(false, true) {
 			e.wg.Add(1)
@@ -531,9 +529,18 @@ func (e *Engine) checkpointBehind(c *contest) {
 		slog.Duration("took", time.Since(begin)))
 }
 
+// answer tells the requests of a batch that their commit is over.
+func answer(batch []*request) {
+	for _, r := range batch {
+		r.entries = nil // stored: a large request waiting for its last parts need not hold its first ones
+		close(r.done)
+	}
+}
+
 // commit appends the entries of a batch of requests in one transaction, applying each to the board as
-// the store accepts it; the board's lock is held until the entries are durable.
-func (e *Engine) commit(c *contest, batch []*request) {
+// the store accepts it; the board's lock is held until the entries are durable. It reports whether it
+// answered the requests itself (see answer).
+func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	entries := batch[0].entries
 	if len(batch) > 1 {
 		n := 0
@@ -615,12 +622,15 @@ func (e *Engine) commit(c *contest, batch []*request) {
 	if err != nil {
 		e.Logger.Error("commit failed", slog.String("contest", c.id), slog.Int("entries", len(entries)),
 			slog.String("error", err.Error()))
-		// The board may hold events the log does not: build it again from what is durable.
-		e.rebuild(c)
+		// The senders are told at once, not after the rebuild: a store that hangs would have made them wait
+		// twice its timeout, beyond a judge's own.
 		for _, r := range batch {
 			r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
 		}
-		return
+		answer(batch)
+		// The board may hold events the log does not: build it again from what is durable.
+		e.rebuild(c)
+		return true
 	}
 	i := 0
 	for _, r := range batch {
@@ -635,6 +645,7 @@ func (e *Engine) commit(c *contest, batch []*request) {
 		}
 	}
 	c.publish()
+	return false
 }
 
 // followChunk bounds the bytes of log lines that follow reads before applying them.

@@ -298,6 +298,10 @@ func TestRebuildReportsOthersEntries(t *testing.T) {
 		t.Fatalf("a commit that fails: got %v, want code %s", err, rankd.EUNAVAILABLE)
 	}
 	store.fail.Store(false)
+	// The failure is answered before the rebuild, which holds the board's lock: a read waits for it.
+	if err := e.Read("c", func(*board.Board, int64) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 	want := mustBoard(t, entries)
 	for _, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
 		st, err := want.Standings(v, 0, -1)
@@ -403,4 +407,55 @@ func TestCloseGivesUp(t *testing.T) {
 	if err := MustCloseWithin(t, e, ctx, "Close waits for a commit after its context ended"); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
 		t.Errorf("Close: got %v, want code %s", err, rankd.EUNAVAILABLE)
 	}
+}
+
+// rebuildHeldStore is a hangingStore whose checkpoint reads (a board's rebuild) wait for release while it hangs.
+type rebuildHeldStore struct {
+	hangingStore
+	held, release chan struct{}
+	once          sync.Once
+}
+
+func (s *rebuildHeldStore) LatestCheckpoint(ctx context.Context, id string) (rankd.Checkpoint, error) {
+	if s.hang.Load() {
+		s.once.Do(func() { close(s.held) })
+		<-s.release // longer than the rebuild's timeout: the commit's failure must not wait for it
+	}
+	return s.DB.LatestCheckpoint(ctx, id)
+}
+
+// A failed commit is answered before the board is rebuilt from the log: a store that hangs made the sender
+// wait for the rebuild's timeout too, twice the commit's, beyond a judge's own timeout.
+func TestFailedCommitAnsweredBeforeRebuild(t *testing.T) {
+	ctx := context.Background()
+	store := &rebuildHeldStore{hangingStore: hangingStore{DB: MustOpenStore(t, t.TempDir())},
+		held: make(chan struct{}), release: make(chan struct{})}
+	defer store.Close()
+	e := engine.New(store, nil)
+	e.CommitTimeout = 100 * time.Millisecond
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	if _, err := e.Submit(ctx, "c", entries[:100]); err != nil {
+		t.Fatal(err)
+	}
+	store.hang.Store(true)
+	answered := make(chan error, 1)
+	go func() {
+		_, err := e.Submit(ctx, "c", entries[100:200])
+		answered <- err
+	}()
+	<-store.held // the rebuild has begun, and waits
+	select {
+	case err := <-answered:
+		if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+			t.Errorf("the failed commit: got %v, want code %s", err, rankd.EUNAVAILABLE)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the failed commit was not answered while the board was rebuilt")
+	}
+	store.hang.Store(false)
+	close(store.release)
 }
