@@ -585,13 +585,18 @@ func TestFollowRejectedLineGoesOn(t *testing.T) {
 		`{"type":"contest","id":null,"data":{"id":"c","name":"C","start_time":"2026-03-01T10:00:00Z","duration":"5:00:00"},"token":"1"}`,
 		`{"type":"submissions","id":"s1","data":{"id":"s1","team_id":"nobody","problem_id":"A","time":"2026-03-01T10:10:00Z","contest_time":"0:10:00"},"token":"2"}`,
 		`{"type":"teams","id":"t1","data":{"id":"t1","name":"T1"},"token":"3"}`,
+		`{"type":"submissions","id":"s2","data":{"id":"s2","team_id":"t1","problem_id":"A","contest_time":"nonsense"},"token":"4"}`,
 		shortFeed[1]))
 	defer src.Close()
 	p := StartRankd(t, t.TempDir())
 	out, errOut, err := mustFollow(t, "--from", src.URL+"/feed", "--from-auth", "judge:secret", "--server", p.URL, "--token", testAdminToken)
-	if err != nil || !strings.Contains(out, "4 lines, 3 accepted, 0 duplicates, 1 rejected") ||
+	if err != nil || !strings.Contains(out, "5 lines, 3 accepted, 0 duplicates, 2 rejected") ||
 		!strings.Contains(errOut, `line 2: rejected: submission s1: unknown team "nobody"`) {
 		t.Errorf("got %v, %q, %q; want the bad line reported by its line and the rest taken", err, out, errOut)
+	}
+	// The server numbers the lines of its request too: the feed's line number alone is said.
+	if !strings.Contains(errOut, "line 4: rejected: submissions") || strings.Contains(errOut, "rejected: line") {
+		t.Errorf("got %q; want the malformed line reported once by its feed line, 4", errOut)
 	}
 }
 

@@ -392,7 +392,9 @@ func (im *importer) send(ctx context.Context, body []byte, first int) (again boo
 			continue
 		}
 		if im.shownRejected++; im.shownRejected <= 20 {
-			fmt.Fprintf(im.stderr, "rankd %s: line %d: rejected: %s\n", im.command, first+r.Item-1, r.Message)
+			// The server numbers the lines of its request; the feed's number is said already.
+			msg := strings.TrimPrefix(r.Message, fmt.Sprintf("line %d: ", r.Item))
+			fmt.Fprintf(im.stderr, "rankd %s: line %d: rejected: %s\n", im.command, first+r.Item-1, msg)
 		} else if im.shownRejected == 21 {
 			fmt.Fprintf(im.stderr, "rankd %s: (more rejected lines: the count at the end says how many)\n", im.command)
 		}
