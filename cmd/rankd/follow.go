@@ -304,6 +304,7 @@ type relay struct {
 	held            [][]byte // lines read before the contest's id is known
 	defined         bool     // a line sent defines the contest
 	lastReport      time.Time
+	lastShown       string // the last report, not said again
 }
 
 // maxHeld bounds the lines held while the relay looks for the feed's contest event.
@@ -415,8 +416,12 @@ func (r *relay) report(last bool) {
 	if !last && time.Since(r.lastReport) < 10*time.Second || r.sent == 0 {
 		return
 	}
-	r.lastReport = time.Now()
-	fmt.Fprintf(r.stderr, "rankd follow: %d lines: %d accepted, %d duplicates, %d rejected\n", r.sent, r.accepted, r.duplicates, r.rejected)
+	msg := fmt.Sprintf("rankd follow: %d lines: %d accepted, %d duplicates, %d rejected\n", r.sent, r.accepted, r.duplicates, r.rejected)
+	if msg == r.lastShown {
+		return // said already: nothing came since
+	}
+	r.lastReport, r.lastShown = time.Now(), msg
+	fmt.Fprint(r.stderr, msg)
 }
 
 // feedLineContest returns the id of the contest a feed line defines, or "".

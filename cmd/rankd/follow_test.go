@@ -598,6 +598,9 @@ func TestFollowRejectedLineGoesOn(t *testing.T) {
 	if !strings.Contains(errOut, "line 4: rejected: submissions") || strings.Contains(errOut, "rejected: line") {
 		t.Errorf("got %q; want the malformed line reported once by its feed line, 4", errOut)
 	}
+	if n := strings.Count(errOut, "5 lines: 3 accepted"); n != 1 {
+		t.Errorf("got the counts said %d times in %q, want once", n, errOut)
+	}
 }
 
 // A rankd that answers 404 for a contest the feed defined has lost it (started over another data
