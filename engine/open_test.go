@@ -354,22 +354,31 @@ func (s *hangingStore) Append(ctx context.Context, id string, entries []rankd.Lo
 	return s.DB.Append(ctx, id, entries, accept)
 }
 
+// MustOpenQuickTimeout opens an engine over store whose commits time out after 100 ms, with the first 100
+// entries of contest c committed; it returns the contest's entries. It closes when the test ends.
+func MustOpenQuickTimeout(tb testing.TB, store engine.Store) (*engine.Engine, []rankd.LogEntry) {
+	tb.Helper()
+	ctx := context.Background()
+	e := engine.New(store, nil)
+	e.CommitTimeout = 100 * time.Millisecond
+	if err := e.Open(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = e.Close(ctx) })
+	entries := contestEntries(tb)
+	if _, err := e.Submit(ctx, "c", entries[:100]); err != nil {
+		tb.Fatal(err)
+	}
+	return e, entries
+}
+
 // A commit that the store does not answer fails after CommitTimeout (the client sends the events again), and
 // the contest takes events again once the store answers.
 func TestCommitTimeout(t *testing.T) {
 	ctx := context.Background()
 	store := &hangingStore{DB: MustOpenStore(t, t.TempDir())}
-	defer store.Close()
-	e := engine.New(store, nil)
-	e.CommitTimeout = 100 * time.Millisecond
-	if err := e.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
-	entries := contestEntries(t)
-	if _, err := e.Submit(ctx, "c", entries[:100]); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { _ = store.Close() }) // after the engine's
+	e, entries := MustOpenQuickTimeout(t, store)
 	store.hang.Store(true)
 	if _, err := e.Submit(ctx, "c", entries[100:200]); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
 		t.Fatalf("a commit the store does not answer: got %v, want code %s", err, rankd.EUNAVAILABLE)
@@ -430,17 +439,8 @@ func TestFailedCommitAnsweredBeforeRebuild(t *testing.T) {
 	ctx := context.Background()
 	store := &rebuildHeldStore{hangingStore: hangingStore{DB: MustOpenStore(t, t.TempDir())},
 		held: make(chan struct{}), release: make(chan struct{})}
-	defer store.Close()
-	e := engine.New(store, nil)
-	e.CommitTimeout = 100 * time.Millisecond
-	if err := e.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
-	entries := contestEntries(t)
-	if _, err := e.Submit(ctx, "c", entries[:100]); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { _ = store.Close() }) // after the engine's
+	e, entries := MustOpenQuickTimeout(t, store)
 	store.hang.Store(true)
 	answered := make(chan error, 1)
 	go func() {

@@ -112,6 +112,21 @@ func quick(st rankd.FinalStore, b finalize.Builder) finalize.Config {
 		RescueAfter: 2 * time.Second, PollEvery: 100 * time.Millisecond}
 }
 
+// MustLateRun submits an event after contest c's end (a team), then runs a finalization of c by hand.
+func MustLateRun(tb testing.TB, e *engine.Engine, s *finalize.Service) {
+	tb.Helper()
+	late, err := engine.Entry(rankd.Event{Type: rankd.EventTeam, Team: &rankd.Team{ID: "late", Name: "Late"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := e.Submit(context.Background(), "c", []rankd.LogEntry{late}); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func MustOpenSQLite(tb testing.TB, path string, cfg finalize.Config) *finalize.Service {
 	tb.Helper()
 	s, err := finalize.OpenSQLite(context.Background(), path, cfg)
@@ -389,16 +404,7 @@ func TestRunWhileBuildingBuildsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-b.building
-	late, err := engine.Entry(rankd.Event{Type: rankd.EventTeam, Team: &rankd.Team{ID: "late", Name: "Late"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Submit(context.Background(), "c", []rankd.LogEntry{late}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	MustLateRun(t, e, s)
 	close(b.release)
 	MustReach(t, s, finalize.Done)
 	MustMatchBoard(t, st, e)

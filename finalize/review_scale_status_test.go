@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"rankd"
-	"rankd/engine"
 	"rankd/finalize"
 )
 
@@ -24,17 +22,7 @@ func TestStatusReadsNoStandings(t *testing.T) {
 	MustReach(t, s, finalize.Done)
 	for _, want := range []int64{1, 2} {
 		if want == 2 {
-			// Events after the end, then a finalization by hand: a new version.
-			late, err := engine.Entry(rankd.Event{Type: rankd.EventTeam, Team: &rankd.Team{ID: "late", Name: "Late"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Submit(context.Background(), "c", []rankd.LogEntry{late}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
-				t.Fatal(err)
-			}
+			MustLateRun(t, e, s) // a new version
 			MustReachVersion(t, s, want)
 		}
 		counting.reads.Store(0)

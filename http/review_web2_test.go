@@ -259,11 +259,17 @@ func mustGate(tb testing.TB, target string) *gate {
 // Close closes the gate (dropping every connection through it) or opens it again.
 func (g *gate) Close(closed bool) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.closed = closed
-	if !closed {
-		return
+	g.mu.Unlock()
+	if closed {
+		g.Drop()
 	}
+}
+
+// Drop closes every connection open through the gate, as a restarting load balancer does.
+func (g *gate) Drop() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for c := range g.conns {
 		c.Close()
 		delete(g.conns, c)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -441,7 +439,7 @@ func TestBrowserReconnects(t *testing.T) {
 	e.MustContest(t)
 	// The server keeps a view's recent frames while someone follows it: this follower keeps them.
 	e.MustStream(t, "", nil)
-	p := mustProxy(t, e.URL)
+	p := mustGate(t, e.URL)
 	tb := MustBrowser(t).Tab(t, p.URL)
 	tb.Go("/contests/c1")
 	tb.WaitRows(alphaRow, bravoRow, charlieRow)
@@ -456,56 +454,6 @@ func TestBrowserReconnects(t *testing.T) {
 	tb.Wait("the stream again", `document.getElementById("state").textContent === "Live"`)
 	if n := evalJS[int](tb, `window.rankd.stats.snapshots`); n != 1 {
 		t.Errorf("got %d snapshots, want the first one only: the page resumes from the frames it missed", n)
-	}
-}
-
-// proxy passes TCP connections to a server, and drops them all on demand, as a restarting load balancer does.
-type proxy struct {
-	URL   string
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-}
-
-func mustProxy(tb testing.TB, target string) *proxy {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &proxy{URL: "http://" + ln.Addr().String(), conns: map[net.Conn]struct{}{}}
-	addr := strings.TrimPrefix(target, "http://")
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", addr)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns[c], p.conns[s] = struct{}{}, struct{}{}
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
-	tb.Cleanup(func() {
-		ln.Close()
-		p.Drop()
-	})
-	return p
-}
-
-// Drop closes every connection open through the proxy.
-func (p *proxy) Drop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
-		c.Close()
-		delete(p.conns, c)
 	}
 }
 

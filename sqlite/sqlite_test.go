@@ -519,6 +519,30 @@ func TestEarlierSegmentFormats(t *testing.T) {
 	}
 }
 
+// MustDamagedSegment returns a data directory whose contest c1 has 1000 entries in two segments, the column
+// (keys or data) of the second one damaged.
+func MustDamagedSegment(tb testing.TB, column string, damage func([]byte) []byte) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	db := MustOpen(tb, dir)
+	entries := (&storetest.Traffic{}).Entries(1000)
+	storetest.MustAppend(tb, db, "c1", entries[:500]...)
+	storetest.MustAppend(tb, db, "c1", entries[500:]...)
+	MustClose(tb, db)
+
+	raw := MustRaw(tb, dir)
+	var id int64
+	var b []byte
+	if err := raw.QueryRow(`SELECT rowid, `+column+` FROM segments ORDER BY rowid DESC LIMIT 1`).Scan(&id, &b); err != nil {
+		tb.Fatal(err)
+	}
+	MustExec(tb, raw, `UPDATE segments SET `+column+` = ? WHERE rowid = ?`, damage(b), id)
+	if err := raw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
 // TestDamagedSegment: a segment whose compressed data is damaged fails the replay with an error that says
 // where, and no entry of it is handed on; the segments before it are read.
 func TestDamagedSegment(t *testing.T) {
@@ -541,25 +565,7 @@ func TestDamagedSegment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			db := MustOpen(t, dir)
-			entries := (&storetest.Traffic{}).Entries(1000)
-			storetest.MustAppend(t, db, "c1", entries[:500]...)
-			storetest.MustAppend(t, db, "c1", entries[500:]...)
-			MustClose(t, db)
-
-			raw := MustRaw(t, dir)
-			var id int64
-			var data []byte
-			if err := raw.QueryRow(`SELECT rowid, data FROM segments ORDER BY rowid DESC LIMIT 1`).Scan(&id, &data); err != nil {
-				t.Fatal(err)
-			}
-			MustExec(t, raw, `UPDATE segments SET data = ? WHERE rowid = ?`, tt.damage(data), id)
-			if err := raw.Close(); err != nil {
-				t.Fatal(err)
-			}
-
-			db = MustOpen(t, dir)
+			db := MustOpen(t, MustDamagedSegment(t, "data", tt.damage))
 			defer MustClose(t, db)
 			var got int
 			err := db.Replay(context.Background(), "c1", 0, func(*rankd.LogEntry) error { got++; return nil })
@@ -576,26 +582,8 @@ func TestDamagedSegment(t *testing.T) {
 // TestDamagedSegmentKeys: a segment whose keys (what the index is built from: ids, tokens, hashes, the
 // submissions list) are damaged is refused when the index reads it, rather than giving a wrong index.
 func TestDamagedSegmentKeys(t *testing.T) {
-	dir := t.TempDir()
+	dir := MustDamagedSegment(t, "keys", func(keys []byte) []byte { keys[len(keys)/2] ^= 1; return keys })
 	db := MustOpen(t, dir)
-	entries := (&storetest.Traffic{}).Entries(1000)
-	storetest.MustAppend(t, db, "c1", entries[:500]...)
-	storetest.MustAppend(t, db, "c1", entries[500:]...)
-	MustClose(t, db)
-
-	raw := MustRaw(t, dir)
-	var id int64
-	var keys []byte
-	if err := raw.QueryRow(`SELECT rowid, keys FROM segments ORDER BY rowid DESC LIMIT 1`).Scan(&id, &keys); err != nil {
-		t.Fatal(err)
-	}
-	keys[len(keys)/2] ^= 1
-	MustExec(t, raw, `UPDATE segments SET keys = ? WHERE rowid = ?`, keys, id)
-	if err := raw.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	db = MustOpen(t, dir)
 	defer MustClose(t, db)
 	_, err := db.Append(context.Background(), "c1", []rankd.LogEntry{storetest.Entry(rankd.EventJudgement, "new", "x")}, nil)
 	if err == nil || !strings.Contains(err.Error(), "damaged") {

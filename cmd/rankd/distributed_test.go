@@ -26,6 +26,25 @@ type pageJSON struct {
 	Rows []stream.RowData
 }
 
+// holdsPage says how a follower's board differs from a page of its view ("" when it holds it).
+func holdsPage(f *stream.Follower, page pageJSON) string {
+	b, ok := f.Board()
+	switch {
+	case !ok:
+		return "no snapshot yet"
+	case b.Seq != page.Seq:
+		return fmt.Sprintf("got seq %d, want %d", b.Seq, page.Seq)
+	}
+	got := make([]stream.RowData, len(b.Rows))
+	for i, row := range b.Rows {
+		got[i] = row.RowData
+	}
+	if !reflect.DeepEqual(got, page.Rows) {
+		return "the rows differ"
+	}
+	return ""
+}
+
 func MustPage(tb testing.TB, url, contestID, query string) pageJSON {
 	tb.Helper()
 	var p pageJSON
@@ -179,22 +198,7 @@ func TestServeDistributed(t *testing.T) {
 			continue
 		}
 		eventually(t, fmt.Sprintf("the %s stream of server %d holds its board", f.view, f.node), func() string {
-			page := MustPage(t, nodes[f.node].URL, cfg.ContestID, "view="+f.view)
-			b, ok := f.f.Board()
-			switch {
-			case !ok:
-				return "no snapshot yet"
-			case b.Seq != page.Seq:
-				return fmt.Sprintf("got seq %d, want %d", b.Seq, page.Seq)
-			}
-			got := make([]stream.RowData, len(b.Rows))
-			for i, r := range b.Rows {
-				got[i] = r.RowData
-			}
-			if !reflect.DeepEqual(got, page.Rows) {
-				return "the rows differ"
-			}
-			return ""
+			return holdsPage(f.f, MustPage(t, nodes[f.node].URL, cfg.ContestID, "view="+f.view))
 		})
 		if _, gaps := f.f.Stats(); gaps != 0 {
 			t.Errorf("the %s stream of server %d: got %d gaps, want 0", f.view, f.node, gaps)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,7 +53,7 @@ func TestFinalizeSurvivesSIGKILL(t *testing.T) {
 		finalStatus
 		RunAt time.Time `json:"run_at"`
 	}
-	MustPostAdmin(t, p.URL+base, &st)
+	MustPostAdmin(t, p.URL+base, http.StatusAccepted, &st)
 	for deadline := time.Now().Add(30 * time.Second); st.State != "building"; time.Sleep(2 * time.Millisecond) {
 		if st.Version != 0 || time.Now().After(deadline) {
 			t.Fatalf("the finalization was not seen building: %+v", st)

@@ -36,7 +36,9 @@ type finalBoard struct {
 	}
 }
 
-func MustPostAdmin(tb testing.TB, url string, v any) {
+// MustPostAdmin posts to url, without a body, with the admin token; the answer must have the status and
+// is decoded into v.
+func MustPostAdmin(tb testing.TB, url string, status int, v any) {
 	tb.Helper()
 	req, err := http.NewRequest("POST", url, bytes.NewReader(nil))
 	if err != nil {
@@ -48,8 +50,8 @@ func MustPostAdmin(tb testing.TB, url string, v any) {
 		tb.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		tb.Fatalf("POST %s: status %d", url, resp.StatusCode)
+	if resp.StatusCode != status {
+		tb.Fatalf("POST %s: got status %d, want %d", url, resp.StatusCode, status)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		tb.Fatal(err)
@@ -73,7 +75,7 @@ func TestServeFinalizesEUC2025(t *testing.T) {
 	base := p.URL + "/api/v1/contests/euc2025/finalize"
 	for round := 1; round <= 2; round++ {
 		var st finalStatus
-		MustPostAdmin(t, base, &st)
+		MustPostAdmin(t, base, http.StatusAccepted, &st)
 		eventually(t, "the finalization is done", func() string {
 			MustGetJSON(t, base, testAdminToken, &st)
 			if st.State != "done" {

@@ -17,14 +17,14 @@ import (
 	"rankd/redis/redistest"
 )
 
-// MustStatus GETs url with the admin token and returns the status of the answer.
-func MustStatus(tb testing.TB, url string) int {
+// MustStatus GETs url with a token and returns the status of the answer.
+func MustStatus(tb testing.TB, url, token string) int {
 	tb.Helper()
 	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		tb.Fatal(err)
@@ -65,7 +65,7 @@ func TestServeFollowerReadableWhilePostgresDown(t *testing.T) {
 	}
 	bad := 0
 	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if code := MustStatus(t, follower.URL+page); code != http.StatusOK {
+		if code := MustStatus(t, follower.URL+page, testAdminToken); code != http.StatusOK {
 			bad++
 		}
 	}
@@ -197,7 +197,7 @@ func TestServeFollowerAnswersWhilePostgresSilent(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the follower is reading the log now
 	page := follower.URL + "/api/v1/contests/" + cfg.ContestID + "/scoreboard?view=jury"
 	answered := make(chan int, 1)
-	go func() { answered <- MustStatus(t, page) }()
+	go func() { answered <- MustStatus(t, page, testAdminToken) }()
 	select {
 	case code := <-answered:
 		if code != http.StatusOK {

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,41 +184,15 @@ func MustHoldPage(tb testing.TB, r *recorder, url, contestID, query, token strin
 	eventually(tb, r.name+" holds the board", func() string {
 		var page pageJSON
 		MustGetJSON(tb, url+"/api/v1/contests/"+contestID+"/scoreboard?"+query, token, &page)
-		b, ok := r.f.Board()
-		switch {
-		case !ok:
-			return "no snapshot yet"
-		case b.Seq != page.Seq:
-			return fmt.Sprintf("got seq %d, want %d", b.Seq, page.Seq)
-		}
-		got := make([]stream.RowData, len(b.Rows))
-		for i, row := range b.Rows {
-			got[i] = row.RowData
-		}
-		if !reflect.DeepEqual(got, page.Rows) {
-			return "the rows differ"
-		}
-		return ""
+		return holdsPage(r.f, page)
 	})
 }
 
 // MustIssueTeamToken issues a token of a team's own view.
 func MustIssueTeamToken(tb testing.TB, url, contestID, teamID string) string {
 	tb.Helper()
-	req, err := http.NewRequest("POST", url+"/api/v1/contests/"+contestID+"/teams/"+teamID+"/tokens", nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testAdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var got struct{ Token string }
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusCreated {
-		tb.Fatalf("issuing a token: status %d, %v", resp.StatusCode, err)
-	}
+	MustPostAdmin(tb, url+"/api/v1/contests/"+contestID+"/teams/"+teamID+"/tokens", http.StatusCreated, &got)
 	return got.Token
 }
 
@@ -248,7 +221,7 @@ func MustStartCluster(tb testing.TB, n int, cfg gen.Config) ([]*rankdProc, [][]b
 	}
 	for _, node := range nodes {
 		eventually(tb, "every server knows the contest", func() string {
-			if code := MustStatus(tb, node.URL+"/api/v1/contests/"+cfg.ContestID+"/scoreboard/teams/1"); code != http.StatusOK {
+			if code := MustStatus(tb, node.URL+"/api/v1/contests/"+cfg.ContestID+"/scoreboard/teams/1", testAdminToken); code != http.StatusOK {
 				return fmt.Sprintf("status %d", code)
 			}
 			return ""
@@ -393,7 +366,7 @@ func TestFailoverResumeOnServerBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the behind server knows the contest", func() string {
-		if code := MustStatus(t, behind.URL+"/api/v1/contests/"+cfg.ContestID+"/scoreboard"); code != http.StatusOK {
+		if code := MustStatus(t, behind.URL+"/api/v1/contests/"+cfg.ContestID+"/scoreboard", testAdminToken); code != http.StatusOK {
 			return fmt.Sprintf("status %d", code)
 		}
 		return ""
@@ -615,18 +588,8 @@ func TestFailoverTeamTokenRevokedOnAnotherServer(t *testing.T) {
 		return ""
 	})
 	for i, n := range nodes {
-		req, err := http.NewRequest("GET", n.URL+streamPath, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("server %d: the revoked token's stream: got status %d, want 401", i, resp.StatusCode)
+		if got := MustStatus(t, n.URL+streamPath, token); got != http.StatusUnauthorized {
+			t.Errorf("server %d: the revoked token's stream: got status %d, want 401", i, got)
 		}
 	}
 }
