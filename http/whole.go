@@ -35,7 +35,7 @@ func (c *wholeConn) release() {
 	c.holding = false
 	_, err := c.Conn.Write(c.held)
 	if err != nil {
-		_ = c.Conn.Close()
+		_ = c.Close()
 	}
 	c.held = c.held[:0]
 	if cap(c.held) > maxHeld {
