@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sync"
 )
 
 // Go's server buffers 4 KiB per connection: a response larger than that (a 50-row scoreboard page is about
@@ -12,34 +13,42 @@ import (
 // send it in one write, which sendWhole asks for.
 type wholeConn struct {
 	net.Conn
-	holding bool
-	held    []byte
+	held *[]byte // while holding: what was written, in a buffer of heldBuffers
 }
 
-// maxHeld is the most a wholeConn keeps of its buffer between responses.
+// heldBuffers are the buffers of responses held: a connection keeps none between its requests, for
+// thousands of spectators' connections stay open between their reads.
+var heldBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxHeld is the largest buffer heldBuffers keeps.
 const maxHeld = 64 << 10
 
 // Write holds p while the connection is holding. An HTTP/1 connection is written by one goroutine at a time
 // (the one serving its request), so holding needs no lock.
 func (c *wholeConn) Write(p []byte) (int, error) {
-	if c.holding {
-		c.held = append(c.held, p...)
+	if c.held != nil {
+		*c.held = append(*c.held, p...)
 		return len(p), nil
 	}
 	return c.Conn.Write(p)
 }
 
+// hold starts holding what is written.
+func (c *wholeConn) hold() {
+	c.held = heldBuffers.Get().(*[]byte)
+	*c.held = (*c.held)[:0]
+}
+
 // release sends what was held in one write. A failed write closes the connection: the server, told that
 // its writes succeeded, would otherwise wait for the next request on a connection that is broken.
 func (c *wholeConn) release() {
-	c.holding = false
-	_, err := c.Conn.Write(c.held)
-	if err != nil {
+	held := c.held
+	c.held = nil
+	if _, err := c.Conn.Write(*held); err != nil {
 		_ = c.Close()
 	}
-	c.held = c.held[:0]
-	if cap(c.held) > maxHeld {
-		c.held = nil
+	if cap(*held) <= maxHeld {
+		heldBuffers.Put(held)
 	}
 }
 
@@ -69,7 +78,7 @@ func sendWhole(w http.ResponseWriter, r *http.Request, body []byte) {
 		_, _ = w.Write(body) // an error is the client gone
 		return
 	}
-	c.holding = true
+	c.hold()
 	defer c.release()
 	_, _ = w.Write(body)
 	_ = http.NewResponseController(w).Flush()
