@@ -201,6 +201,17 @@ type failoverView struct {
 	name, query, token string
 }
 
+// MustFailoverViews returns the views a failover test follows — the jury's, the public's, and the team's own
+// view (a token issued on the server at url) — and the address of a view's stream on a server.
+func MustFailoverViews(tb testing.TB, url, contestID, teamID string) ([]failoverView, func(base string, v failoverView) string) {
+	tb.Helper()
+	team := MustIssueTeamToken(tb, url, contestID, teamID)
+	views := []failoverView{{"jury", "view=jury", testAdminToken}, {"public", "view=public", ""}, {"team", "view=team", team}}
+	return views, func(base string, v failoverView) string {
+		return base + "/api/v1/contests/" + contestID + "/scoreboard/stream?" + v.query
+	}
+}
+
 // MustStartCluster starts n servers of the distributed mode and defines a generated contest (its first
 // batch) on the first; it returns the servers, the feed's remaining batches and the path of the whole feed.
 func MustStartCluster(tb testing.TB, n int, cfg gen.Config) ([]*rankdProc, [][]byte, string) {
@@ -239,11 +250,7 @@ func TestFailoverResumeOnAnotherServer(t *testing.T) {
 	cfg := gen.Config{Seed: 11, ContestID: "fail", Teams: 40, Problems: 6, Submissions: 1200, Start: runningStart()}.WithDefaults()
 	nodes, batches, path := MustStartCluster(t, 2, cfg)
 	lb := MustBalancer(t, nodes...)
-	team := MustIssueTeamToken(t, nodes[1].URL, cfg.ContestID, "1")
-	views := []failoverView{{"jury", "view=jury", testAdminToken}, {"public", "view=public", ""}, {"team", "view=team", team}}
-	at := func(base string, v failoverView) string {
-		return base + "/api/v1/contests/" + cfg.ContestID + "/scoreboard/stream?" + v.query
-	}
+	views, at := MustFailoverViews(t, nodes[1].URL, cfg.ContestID, "1")
 	type followers struct {
 		own    []*recorder // one per server
 		moving *recorder
@@ -448,11 +455,7 @@ func TestFailoverServerKilledWhileStreaming(t *testing.T) {
 	cfg := gen.Config{Seed: 13, ContestID: "kill", Teams: 40, Problems: 6, Submissions: 1000, Start: runningStart()}.WithDefaults()
 	nodes, batches, path := MustStartCluster(t, 3, cfg)
 	lb := MustBalancer(t, nodes...)
-	team := MustIssueTeamToken(t, nodes[2].URL, cfg.ContestID, "2")
-	views := []failoverView{{"jury", "view=jury", testAdminToken}, {"public", "view=public", ""}, {"team", "view=team", team}}
-	at := func(base string, v failoverView) string {
-		return base + "/api/v1/contests/" + cfg.ContestID + "/scoreboard/stream?" + v.query
-	}
+	views, at := MustFailoverViews(t, nodes[2].URL, cfg.ContestID, "2")
 	var own [][]*recorder
 	var moving []*recorder
 	for _, v := range views {
