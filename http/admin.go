@@ -57,11 +57,16 @@ func (cb *contestBundle) lines() [][]byte {
 
 func (s *Server) readBundle(w http.ResponseWriter, r *http.Request) (contestBundle, error) {
 	var cb contestBundle
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody()))
+	body, _, err := requestBody(w, r, s.maxBody())
+	if err != nil {
+		return cb, err
+	}
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cb); err != nil {
-		if _, ok := err.(*http.MaxBytesError); ok {
-			return cb, err
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return cb, tooLarge(mbe.Limit, 0)
 		}
 		return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %v", err)
 	}

@@ -323,3 +323,30 @@ func TestJudgeKeepAlive(t *testing.T) {
 		t.Errorf("got %d of 100 requests on a reused connection, want 99", reused)
 	}
 }
+
+// A contest bundle compressed with gzip is read decompressed too, as the events are: one command line posts
+// both the same way.
+func TestContestBundleGzip(t *testing.T) {
+	e := MustOpen(t)
+	body, err := json.Marshal(testContest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest("POST", e.URL+"/api/v1/contests", bytes.NewReader(gzipped(t, string(body))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("gzip bundle: got status %d (%s), want %d", resp.StatusCode, data, http.StatusCreated)
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", "", nil, nil)
+}
