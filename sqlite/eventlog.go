@@ -178,6 +178,8 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 	a.last = a.base
 	for i := range a.entries {
 		e := &a.entries[i]
+		on := name{uint8(e.Event.Type), e.Event.ID}
+		oh := nameHash(on)
 		var tn name
 		var tk uint64
 		var tTaken bool
@@ -186,7 +188,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			tk = key(tn)
 			j, found, taken := tokens.get(tk, tn)
 			if found {
-				if t := tokens.at(j); t.hash == ownerDigest(e.Event.Type, e.Event.ID) {
+				if t := tokens.at(j); t.hash == ownerDigest(oh) {
 					a.results[i] = rankd.AppendResult{Pos: t.pos, Duplicate: true}
 				} else {
 					a.results[i] = rankd.AppendResult{Err: rankd.TokenTaken(e)}
@@ -197,8 +199,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
 		// (rankd.EventType.MovesForward): for others A, B, A are three versions, a second A after them is not.
-		on := name{uint8(e.Event.Type), e.Event.ID}
-		ok := key(on)
+		ok := keyOf(oh)
 		j, found, taken := objects.get(ok, on)
 		h := a.hash(i)
 		var o *entry
@@ -241,7 +242,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			a.changes = append(a.changes, change{i: j, added: true})
 		}
 		if e.Token != "" {
-			tokens.add(tk, tn, tTaken, a.last, ownerDigest(e.Event.Type, e.Event.ID))
+			tokens.add(tk, tn, tTaken, a.last, ownerDigest(oh))
 			a.tokens++
 		}
 		keep = append(keep, i)

@@ -187,7 +187,8 @@ func (x *index) earlierVersion(typ rankd.EventType, id, packed string) (int64, b
 func (x *index) put(k *keyRecord, p int64) {
 	o := &x.objects
 	n := name{uint8(k.typ), k.id}
-	ok := key(n)
+	nh := nameHash(n)
+	ok := keyOf(nh)
 	if i, found, taken := o.get(ok, n); found {
 		e := o.at(i)
 		x.keepVersion(k.typ, k.id, e)
@@ -202,18 +203,18 @@ func (x *index) put(k *keyRecord, p int64) {
 	n = name{0, k.token}
 	tk := key(n)
 	if i, found, taken := t.get(tk, n); found {
-		t.at(i).pos, t.at(i).hash = p, ownerDigest(k.typ, k.id)
+		t.at(i).pos, t.at(i).hash = p, ownerDigest(nh)
 	} else {
-		t.add(tk, n, taken, p, ownerDigest(k.typ, k.id))
+		t.add(tk, n, taken, p, ownerDigest(nh))
 	}
 }
 
-// ownerDigest is what a token's entry keeps of the object it came with: a hash of its type and id (not the
-// index's key, which tests mask), so that the token given again with another object is not taken for a
-// repeat of its event.
-func ownerDigest(typ rankd.EventType, id string) hashDigest {
+// ownerDigest is what a token's entry keeps of the object it came with: the nameHash h of its type and id
+// (not the index's key, which tests mask), so that the token given again with another object is not taken
+// for a repeat of its event.
+func ownerDigest(h uint64) hashDigest {
 	d := hashDigest{n: 8}
-	binary.LittleEndian.PutUint64(d.b[:], nameHash(name{uint8(typ), id}))
+	binary.LittleEndian.PutUint64(d.b[:], h)
 	return d
 }
 

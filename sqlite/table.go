@@ -122,7 +122,10 @@ var seed = maphash.MakeSeed()
 var keyMask = ^uint64(0)
 
 // key returns the hash a table knows a name by.
-func key(n name) uint64 { return nameHash(n) & keyMask }
+func key(n name) uint64 { return keyOf(nameHash(n)) }
+
+// keyOf returns the key of a name whose nameHash is h.
+func keyOf(h uint64) uint64 { return h & keyMask }
 
 // nameHash returns the 64-bit hash of a name.
 func nameHash(n name) uint64 {
