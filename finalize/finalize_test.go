@@ -447,15 +447,23 @@ func (c *countingStore) ActiveFinal(ctx context.Context, id string) (rankd.Final
 	return c.FinalStore.ActiveFinal(ctx, id)
 }
 
+// MustCountedDone returns a service over a contest store whose final standings reads are counted, once it
+// has finalized contest c, with the store and the contest's engine.
+func MustCountedDone(tb testing.TB) (*finalize.Service, *countingStore, *engine.Engine) {
+	tb.Helper()
+	st, e, dir := MustContestStore(tb)
+	counting := &countingStore{FinalStore: st}
+	s := MustOpenSQLite(tb, filepath.Join(dir, "jobs.db"), quick(counting, e))
+	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	MustReach(tb, s, finalize.Done)
+	return s, counting, e
+}
+
 // The metrics say each contest's state without reading its final standings, every scrape, whole.
 func TestCollectorReadsNoStandings(t *testing.T) {
-	st, e, dir := MustContestStore(t)
-	counting := &countingStore{FinalStore: st}
-	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(counting, e))
-	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	MustReach(t, s, finalize.Done)
+	s, counting, _ := MustCountedDone(t)
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(s.Collector(func() []string { return []string{"c"} }))
 	before := counting.reads.Load()

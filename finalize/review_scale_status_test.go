@@ -2,7 +2,6 @@ package finalize_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,13 +12,7 @@ import (
 // times a second) says the version without reading the final standings whole, seconds for 10,000 teams; a
 // later version is the one it says.
 func TestStatusReadsNoStandings(t *testing.T) {
-	st, e, dir := MustContestStore(t)
-	counting := &countingStore{FinalStore: st}
-	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(counting, e))
-	if _, err := s.Run(context.Background(), "c", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	MustReach(t, s, finalize.Done)
+	s, counting, e := MustCountedDone(t)
 	for _, want := range []int64{1, 2} {
 		if want == 2 {
 			MustLateRun(t, e, s) // a new version
