@@ -179,7 +179,7 @@ func (s *Server) viewFor(r *http.Request, contestID string) (rankd.View, error) 
 	if err != nil {
 		return rankd.View{}, err
 	}
-	q := r.URL.Query().Get("view")
+	q := param(r, "view")
 	own := t.Role == rankd.RoleTeam && t.ContestID == contestID
 	if q == "" {
 		if own {

@@ -221,7 +221,7 @@ func (f *feedReader) seek(ctx context.Context, t feedToken) error {
 // feedJury tells whether a request gets the jury feed: a judge or admin token does, unless it asks for
 // ?view=public; ?view=jury without such a token is refused (401 without a token, 403 with another one).
 func (s *Server) feedJury(r *http.Request, cid string) (bool, error) {
-	if r.URL.Query().Get("view") == "" {
+	if param(r, "view") == "" {
 		t, err := s.Auth.identify(r)
 		if err != nil {
 			return false, err

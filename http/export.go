@@ -34,7 +34,7 @@ var exportBuilds = make(chan struct{}, 4)
 // the view share one build.
 func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	format := r.URL.Query().Get("format")
+	format := param(r, "format")
 	if format == "ccs" {
 		format = "json"
 	}
@@ -47,7 +47,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if v.Kind == rankd.ViewTeam {
-		if r.URL.Query().Get("view") != "" {
+		if param(r, "view") != "" {
 			return rankd.Errorf(rankd.EINVALID, "exports are of the public or the jury view")
 		}
 		v = rankd.PublicView // a team token's default, as the history's
@@ -77,7 +77,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Disposition", disposition)
 	h.Set("Content-Type", f.mediaType)
-	h.Set("Cache-Control", cacheControl(v))
+	h["Cache-Control"] = cacheControl(v)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body) // an error is the client gone
 	return nil

@@ -363,12 +363,12 @@ func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if v.Kind == rankd.ViewTeam {
-		if r.URL.Query().Get("view") != "" {
+		if param(r, "view") != "" {
 			return rankd.Errorf(rankd.EINVALID, "the history is of the public or the jury view, not of a team's")
 		}
 		v = rankd.PublicView // a team token's default
 	}
-	teams, err := historyTeams(r.URL.Query().Get("teams"))
+	teams, err := historyTeams(param(r, "teams"))
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ var ndjsonTypes = map[string]bool{
 func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventType) error {
 	contestID := r.PathValue("cid")
 	var problemsOnly bool
-	switch q := r.URL.Query().Get("results"); q {
+	switch q := param(r, "results"); q {
 	case "", "all":
 	case "problems":
 		problemsOnly = true

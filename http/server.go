@@ -201,6 +201,9 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 // handle registers a route with metrics, error reporting and panic recovery.
 func (s *Server) handle(pattern string, h handlerFunc) {
+	// Most answers are 200s: their histogram is looked up once (WithLabelValues hashes its labels), when
+	// the route first answers one, so that routes never asked show no series.
+	ok := sync.OnceValue(func() prometheus.Observer { return s.latency.WithLabelValues(pattern, "200") })
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		begin := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
@@ -212,14 +215,18 @@ func (s *Server) handle(pattern string, h handlerFunc) {
 				s.Logger.Error("panic serving request", slog.String("route", pattern), slog.Any("panic", p))
 				s.error(rec, r, rankd.Errorf(rankd.EINTERNAL, "internal error"))
 			}
-			s.latency.WithLabelValues(pattern, strconv.Itoa(rec.code)).Observe(time.Since(begin).Seconds())
+			latency := ok()
+			if rec.code != http.StatusOK {
+				latency = s.latency.WithLabelValues(pattern, strconv.Itoa(rec.code))
+			}
+			latency.Observe(time.Since(begin).Seconds())
 		}()
 		// What a request gets may depend on its token: caches must keep answers apart by token, and not
 		// share one given to a token unless its handler says it is the public's.
 		hdr := w.Header()
-		hdr.Set("Vary", "Authorization")
+		hdr["Vary"] = varyAuthorization
 		if r.Header.Get("Authorization") != "" {
-			hdr.Set("Cache-Control", "private, no-cache")
+			hdr["Cache-Control"] = cacheControlPrivate
 		}
 		if err := h(rec, r); err != nil {
 			s.error(rec, r, err)

@@ -51,9 +51,9 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var last *uint64
-	if id := r.Header.Get("Last-Event-ID"); id != "" || r.URL.Query().Has("last_event_id") {
+	if id := r.Header.Get("Last-Event-ID"); id != "" || hasParam(r, "last_event_id") {
 		if id == "" {
-			id = r.URL.Query().Get("last_event_id")
+			id = param(r, "last_event_id")
 		}
 		n, err := strconv.ParseUint(id, 10, 64)
 		if err != nil {
@@ -66,7 +66,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var throttle time.Duration
-	if q := r.URL.Query().Get("throttle"); q != "" {
+	if q := param(r, "throttle"); q != "" {
 		if throttle, err = time.ParseDuration(q); err != nil || throttle < 100*time.Millisecond {
 			return rankd.Errorf(rankd.EINVALID, "throttle must be a duration of at least 100ms, such as 5s")
 		}

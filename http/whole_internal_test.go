@@ -44,7 +44,7 @@ func TestPageInOneWrite(t *testing.T) {
 		body := bytes.Repeat([]byte("x"), size)
 		s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux()}
 		s.mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) {
-			writePage(w, r, rankd.View{Kind: rankd.ViewPublic}, cachedPage{body: body, gzip: body}, `"public-1"`)
+			writePage(w, r, rankd.View{Kind: rankd.ViewPublic}, newPage(`"public-1"`, body, body), `"public-1"`)
 		})
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
