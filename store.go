@@ -59,6 +59,7 @@ type EventLog interface {
 	// entry of the same call), before storing it; an entry accept refuses is not stored and later entries
 	// do not see it; a nil accept accepts every entry. When Append returns an error (a cancelled ctx too),
 	// nothing of the call is stored, not even entries accept approved: the caller undoes what accept did.
+	// When ctx carries a function of WithDecided, Append calls it once every entry is decided.
 	// Append is safe for concurrent use; calls for one contest are serialized. An empty contestID: EINVALID.
 	Append(ctx context.Context, contestID string, entries []LogEntry, accept func(i int) error) ([]AppendResult, error)
 	// Replay calls fn with every entry of a contest whose Pos is after pos, in order; an unknown contest has
@@ -67,6 +68,24 @@ type EventLog interface {
 	// Contests returns the ids of the contests that have a log (at least one stored entry), in bytewise id
 	// order.
 	Contests(ctx context.Context) ([]string, error)
+}
+
+// WithDecided returns a copy of ctx that tells an EventLog's Append to call decided once it has decided
+// about every entry (accept was called for each it stores), before it makes any durable. The caller may
+// then let in readers that need not wait for the disk (see engine.Engine.ReadPublic). A store that does not
+// call it only keeps them waiting until Append returns, as net/http/httptrace's hooks are only observed.
+func WithDecided(ctx context.Context, decided func()) context.Context {
+	return context.WithValue(ctx, decidedKey{}, decided)
+}
+
+type decidedKey struct{}
+
+// Decided calls the function WithDecided put in ctx, if any: an EventLog's Append calls it once every
+// entry is decided, before storing them durably.
+func Decided(ctx context.Context) {
+	if f, ok := ctx.Value(decidedKey{}).(func()); ok {
+		f()
+	}
 }
 
 // Checkpoint is a board's state at a log position.

@@ -256,6 +256,10 @@ type contest struct {
 	queueMu     sync.RWMutex
 	queueClosed bool
 
+	// durable is held by a commit from its first apply until its entries are durable, and by readers
+	// that must not see entries before they are (all but those of the public view: see ReadPublic), before
+	// mu. A commit holds mu too, all along unless the public view did not change (see commit).
+	durable   sync.RWMutex
 	mu        sync.RWMutex
 	board     *board.Board
 	pos       int64        // the log position the board has applied
@@ -275,6 +279,17 @@ type contest struct {
 
 	// gauges are the board's metrics as last read (see Metrics.Collect).
 	gauges atomic.Pointer[gauges]
+}
+
+// rlock takes c's board for reading as far as it is durable (see durable).
+func (c *contest) rlock() {
+	c.durable.RLock()
+	c.mu.RLock()
+}
+
+func (c *contest) runlock() {
+	c.mu.RUnlock()
+	c.durable.RUnlock()
 }
 
 // Public is what anyone may know of a contest's board at a moment: the public view's sequence number and
@@ -572,8 +587,15 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	defer c.proj.kick()
 	begin := time.Now()
 	seqs := make([]uint64, len(entries))
+	c.durable.Lock()
+	defer c.durable.Unlock()
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	locked := true
+	defer func() {
+		if locked {
+			c.mu.Unlock()
+		}
+	}()
 	c.rebuildAsked.Store(false) // this commit rebuilds a stale board first
 	if c.stale {
 		if e.rebuild(c); c.stale {
@@ -586,7 +608,13 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	if len(entries) == 0 {
 		return // rebuilt: at the log's end
 	}
+	// Once every entry is applied, readers of the public view need not wait for the disk when the entries,
+	// submissions and judgements, left it as it was: they read what they read before (see ReadPublic).
+	public, judging := c.board.Seq(rankd.PublicView), true
 	accept := func(i int) error {
+		if t := entries[i].Event.Type; t != rankd.EventSubmission && t != rankd.EventJudgement {
+			judging = false
+		}
 		if err := e.checkLimits(c.board, &entries[i].Event); err != nil {
 			return err
 		}
@@ -607,6 +635,13 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		e.changed(c, ch)
 		return nil
 	}
+	ctx = rankd.WithDecided(ctx, func() {
+		if judging && c.board.Seq(rankd.PublicView) == public {
+			c.board.Settle()
+			c.mu.Unlock()
+			locked = false
+		}
+	})
 	var results []rankd.AppendResult
 	var err error
 	// A log that can say what others appended is asked even when nobody else should append (a server
@@ -617,6 +652,10 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		}, entries, accept)
 	} else {
 		results, err = e.store.Append(ctx, c.id, entries, accept)
+	}
+	if !locked {
+		c.mu.Lock()
+		locked = true
 	}
 	e.metrics.observeCommit(time.Since(begin), len(entries))
 	if err != nil {
@@ -774,14 +813,14 @@ func (e *Engine) notifyAll(c *contest, old *board.Board) {
 
 // checkpoint stores c's board at its position, when it moved since the last one.
 func (e *Engine) checkpoint(ctx context.Context, c *contest) error {
-	c.mu.RLock()
+	c.rlock()
 	pos := c.pos
 	if pos == c.lastCheck.Load() || c.stale {
-		c.mu.RUnlock()
+		c.runlock()
 		return nil
 	}
 	data, err := c.board.Checkpoint()
-	c.mu.RUnlock()
+	c.runlock()
 	if err != nil {
 		return err
 	}
@@ -1145,16 +1184,35 @@ func (e *Engine) ContestIDs() []string {
 }
 
 // Read calls fn with the board of a contest and the log position it reflects, under the contest's read
-// lock: fn must not keep the board or block.
+// lock: fn must not keep the board or block. The board holds only durable entries.
 func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error) error {
+	return e.read(contestID, true, fn)
+}
+
+// ReadPublic is Read for a reader of the public view alone (and of what all views share: the contest's
+// definition, its teams' names). A commit of submissions and judgements that leaves the public view as it
+// was lets these readers in once it has applied its entries, while it waits for the disk: the jury's
+// commits during the freeze then hold up no spectator, whose read times would otherwise tell when hidden
+// verdicts come (DESIGN, principle 4). The other views of the board fn gets may hold entries not yet
+// durable.
+func (e *Engine) ReadPublic(contestID string, fn func(b *board.Board, pos int64) error) error {
+	return e.read(contestID, false, fn)
+}
+
+func (e *Engine) read(contestID string, durable bool, fn func(b *board.Board, pos int64) error) error {
 	e.mu.RLock()
 	c, ok := e.contests[contestID]
 	e.mu.RUnlock()
 	if !ok {
 		return e.unknown(contestID)
 	}
-	c.mu.RLock()
-	defer c.mu.RUnlock()
+	if durable {
+		c.rlock()
+		defer c.runlock()
+	} else {
+		c.mu.RLock()
+		defer c.mu.RUnlock()
+	}
 	switch {
 	case c.stale:
 		c.askRebuild()

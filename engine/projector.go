@@ -141,19 +141,19 @@ func (e *Engine) projectionAt(ctx context.Context, c *contest) bool {
 
 // project sends what is marked: an update, or the whole board when the projection needs it.
 func (e *Engine) project(ctx context.Context, c *contest) error {
-	c.mu.RLock()
+	c.rlock()
 	if c.stale {
-		c.mu.RUnlock()
+		c.runlock()
 		return rankd.Errorf(rankd.EUNAVAILABLE, "the board is being rebuilt")
 	}
 	if c.board.Contest().ID == "" {
-		c.mu.RUnlock()
+		c.runlock()
 		return nil
 	}
 	if c.proj.whole {
 		gen := c.proj.wholeGen
 		full := e.render(c, nil)
-		c.mu.RUnlock()
+		c.runlock()
 		if err := e.Projection.Rebuild(ctx, full); err != nil {
 			return err
 		}
@@ -164,16 +164,17 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 		return nil
 	}
 	if len(c.proj.dirty[0]) == 0 && len(c.proj.dirty[1]) == 0 && c.proj.reached.Load() >= c.pos {
-		c.mu.RUnlock()
+		c.runlock()
 		return nil
 	}
 	// Nothing marked, yet the board moved on (events that change no row, such as an organization nobody
 	// belongs to): the update moves the projection's position only, or it would look lost and be rebuilt.
-	// The projector alone writes dirty under the read lock; commits wait for the write lock.
+	// The projector alone writes dirty under the read lock; commits mark it with the write lock and
+	// durable held.
 	dirty := c.proj.dirty
 	c.proj.dirty = [2]map[string]struct{}{}
 	u := e.render(c, &dirty)
-	c.mu.RUnlock()
+	c.runlock()
 	_, err := e.Projection.Project(ctx, u)
 	switch {
 	case err == nil:

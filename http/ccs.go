@@ -87,7 +87,7 @@ func (s *Server) ccsContests(w http.ResponseWriter, r *http.Request) error {
 			out = append(out, ccsContestOf(p.Contest))
 			continue
 		}
-		err := s.Engine.Read(id, func(b *board.Board, _ int64) error {
+		err := s.Engine.ReadPublic(id, func(b *board.Board, _ int64) error {
 			out = append(out, ccsContestOf(b.Contest()))
 			return nil
 		})
@@ -201,7 +201,7 @@ func (s *Server) ccsTeams(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var out []ccsTeamJSON
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	if err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
 		for _, t := range listedTeams(b, v) {
 			label := t.Label
 			if label == "" {
@@ -266,7 +266,7 @@ func ccsProblemOf(p rankd.Problem) ccsProblemJSON {
 }
 
 func (s *Server) ccsProblems(w http.ResponseWriter, r *http.Request) error {
-	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any {
+	return s.writeRead(w, r.PathValue("cid"), rankd.PublicView, func(b *board.Board) any {
 		out := []ccsProblemJSON{}
 		for _, p := range b.Problems() {
 			out = append(out, ccsProblemOf(p))
@@ -285,7 +285,7 @@ type ccsJudgementTypeJSON struct {
 // ccsJudgementTypes lists the verdicts of a contest, in the order they were defined. They are public: the
 // event feed sends them to everyone, and they say nothing of any submission.
 func (s *Server) ccsJudgementTypes(w http.ResponseWriter, r *http.Request) error {
-	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any {
+	return s.writeRead(w, r.PathValue("cid"), rankd.PublicView, func(b *board.Board) any {
 		out := []ccsJudgementTypeJSON{}
 		for _, jt := range b.JudgementTypes() {
 			out = append(out, ccsJudgementTypeJSON{ID: jt.ID, Name: jt.Name, Penalty: jt.Penalty, Solved: jt.Solved})
@@ -300,7 +300,7 @@ func (s *Server) ccsGroups(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.writeRead(w, cid, func(b *board.Board) any {
+	return s.writeRead(w, cid, v, func(b *board.Board) any {
 		out := []groupJSON{}
 		for _, g := range b.Groups() {
 			if !g.Hidden || v.Kind == rankd.ViewJury {
@@ -324,7 +324,7 @@ func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return s.writeRead(w, cid, func(b *board.Board) any {
+	return s.writeRead(w, cid, v, func(b *board.Board) any {
 		// The organizations of the teams the view lists: one that only hidden teams belong to is not the
 		// public's to know of.
 		out := []ccsOrganizationJSON{}

@@ -320,6 +320,10 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	}
 	poll := time.NewTicker(FeedPoll)
 	defer poll.Stop()
+	view := rankd.PublicView
+	if jury {
+		view = rankd.JuryView
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -333,7 +337,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 			idle.Reset(keepAlive)
 		case <-poll.C:
 			var pos int64
-			err := s.Engine.Read(cid, func(_ *board.Board, p int64) error {
+			err := s.readBoard(cid, view, func(_ *board.Board, p int64) error {
 				pos = p
 				return nil
 			})

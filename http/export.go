@@ -91,7 +91,7 @@ func (s *Server) exportSeq(cid string, v rankd.View) (uint64, error) {
 		}
 	}
 	var seq uint64
-	err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
 		seq = b.Seq(v)
 		return nil
 	})
@@ -103,7 +103,7 @@ func (s *Server) buildExport(cid string, v rankd.View, write func(io.Writer, *ex
 	exportBuilds <- struct{}{}
 	defer func() { <-exportBuilds }()
 	var eb *export.Board
-	err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
 		st, err := b.Standings(v, 0, -1)
 		eb = export.FromBoard(b, v, st)
 		return err

@@ -243,7 +243,7 @@ func (s *Server) getFinal(w http.ResponseWriter, r *http.Request) error {
 		view = rankd.JuryView
 	}
 	var etag string
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	if err := s.readBoard(cid, view, func(b *board.Board, _ int64) error {
 		etag = finalETag(view, f.Version, b.Seq(view))
 		return nil
 	}); err != nil {
@@ -300,7 +300,7 @@ func (s *Server) renderFinal(cid string, view rankd.View, f rankd.FinalStandings
 		out.Pos = f.Pos
 	}
 	var etag string
-	err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	err = s.readBoard(cid, view, func(b *board.Board, _ int64) error {
 		etag = finalETag(view, f.Version, b.Seq(view))
 		for i, row := range rows {
 			out.Rows[i] = renderRow(b, row)

@@ -107,18 +107,31 @@ func TestConfiguredTeamToken(t *testing.T) {
 	}
 }
 
-// blockingStore holds every Append until released, as a slow disk would.
+// blockingStore holds every Append until released, as a slow disk would: before it starts, or, with
+// syncing set, once it has decided about its entries (applied to the board) and before they are durable.
 type blockingStore struct {
 	*sqlite.DB
 	hold    chan struct{}
 	holding chan struct{}
+	syncing bool
 }
 
 func (s *blockingStore) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
-	select {
-	case s.holding <- struct{}{}:
-		<-s.hold
-	default:
+	wait := func() {
+		select {
+		case s.holding <- struct{}{}:
+			<-s.hold
+		default:
+		}
+	}
+	if !s.syncing {
+		wait()
+	} else {
+		outer := ctx
+		ctx = rankd.WithDecided(ctx, func() {
+			rankd.Decided(outer) // the engine's
+			wait()
+		})
 	}
 	return s.DB.Append(ctx, contestID, entries, accept)
 }

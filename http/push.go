@@ -314,7 +314,7 @@ func (h *hub) send(ch *channel, f *follower, m message) {
 // the window still has them all, else a snapshot of the view.
 func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follower, error) {
 	f := &follower{events: make(chan message, DefaultBuffer), dropped: make(chan struct{})}
-	err := h.s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+	err := h.s.readBoard(contestID, v, func(b *board.Board, _ int64) error {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		cc := h.contests[contestID]

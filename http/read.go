@@ -147,16 +147,16 @@ func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "private, no-cache")
 	}
 	out := []contestJSON{}
-	s.eachContest(func(b *board.Board) { out = append(out, s.describe(b, contestSummary, jury)) })
+	s.eachContest(viewOf(t), func(b *board.Board) { out = append(out, s.describe(b, contestSummary, jury)) })
 	return writeJSON(w, http.StatusOK, out)
 }
 
 // eachContest calls fn with the board of every defined contest that can be read now, in id order, under
 // its read lock. A contest being rebuilt from the log is left out, not the whole list: its own address says
 // to retry.
-func (s *Server) eachContest(fn func(b *board.Board)) {
+func (s *Server) eachContest(v rankd.View, fn func(b *board.Board)) {
 	for _, id := range s.Engine.ContestIDs() {
-		_ = s.Engine.Read(id, func(b *board.Board, _ int64) error {
+		_ = s.readBoard(id, v, func(b *board.Board, _ int64) error {
 			fn(b)
 			return nil
 		})
@@ -174,13 +174,30 @@ func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
 		detail = contestJury
 		w.Header().Set("Cache-Control", "private, no-cache")
 	}
-	return s.writeRead(w, r.PathValue("cid"), func(b *board.Board) any { return s.describe(b, detail, detail == contestJury) })
+	return s.writeRead(w, r.PathValue("cid"), viewOf(t), func(b *board.Board) any { return s.describe(b, detail, detail == contestJury) })
 }
 
-// writeRead writes what fn reads of a contest's board, under its read lock.
-func (s *Server) writeRead(w http.ResponseWriter, contestID string, fn func(b *board.Board) any) error {
+// readBoard calls fn with the board of a contest, to read view v of it: readers of the public view do not
+// wait for the disk after a commit that leaves it as it was (see engine.Engine.ReadPublic).
+func (s *Server) readBoard(contestID string, v rankd.View, fn func(b *board.Board, pos int64) error) error {
+	if v.Kind == rankd.ViewPublic {
+		return s.Engine.ReadPublic(contestID, fn)
+	}
+	return s.Engine.Read(contestID, fn)
+}
+
+// viewOf is the view a request with token t reads of a contest's definition: the jury's with a jury token.
+func viewOf(t rankd.Token) rankd.View {
+	if t.Jury() {
+		return rankd.JuryView
+	}
+	return rankd.PublicView
+}
+
+// writeRead writes what fn reads of view v of a contest's board, under its read lock.
+func (s *Server) writeRead(w http.ResponseWriter, contestID string, v rankd.View, fn func(b *board.Board) any) error {
 	var out any
-	if err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+	if err := s.readBoard(contestID, v, func(b *board.Board, _ int64) error {
 		out = fn(b)
 		return nil
 	}); err != nil {
@@ -450,7 +467,7 @@ func (s *Server) cached(r *http.Request, cid string, v rankd.View, key string,
 		}
 	}
 	if !found {
-		err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
 			etag = pageETag(v, b.Seq(v), s.frozen(b, v))
 			if match(r, etag) {
 				return nil

@@ -144,6 +144,35 @@ func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
 	<-done
 }
 
+// The public reads that need the board answer while a commit of a frozen judgement, applied, waits for the
+// disk: the public view is as it was, and their time says nothing of the commit.
+func TestPublicReadsDoNotWaitForHiddenSyncs(t *testing.T) {
+	env, store := MustOpenHolding(t)
+	store.syncing = true
+	paths := []string{"/api/v1/contests", "/api/v1/contests/c1", "/api/v1/contests/c1/scoreboard?offset=1&limit=1",
+		"/api/v1/contests/c1/scoreboard/teams/t1", "/api/v1/contests/c1/problems", "/api/v1/contests/c1/teams",
+		"/api/v1/contests/c1/submissions", "/api/v1/contests/c1/awards", "/api/v1/contests/c1/reveal",
+		"/api/v1/contests/c1/export?format=csv", "/api/contests/c1/scoreboard", "/api/contests/c1/awards",
+		"/api/contests/c1/teams", "/api/contests/c1/problems", "/api/contests/c1/groups",
+		"/api/contests/c1/organizations", "/api/contests/c1/judgement-types", "/contests/c1"}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
+	}()
+	<-store.holding // the frozen judgement is applied, its commit waiting for the disk
+	for _, p := range paths {
+		if code, ok := getWithin(env.URL+p, 2*time.Second); !ok {
+			t.Errorf("GET %s waited for the commit", p)
+		} else if code != http.StatusOK {
+			t.Errorf("GET %s during a commit: got %d, want 200", p, code)
+		}
+	}
+	store.hold <- struct{}{}
+	<-done
+}
+
 // The public big screen goes on while a commit (of a frozen judgement) holds the board: its frames come
 // from the cache, so neither its pings nor its frames wait, and their time says nothing of the commit.
 func TestBigScreenDoesNotWaitForCommits(t *testing.T) {

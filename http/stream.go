@@ -75,7 +75,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return rankd.Errorf(rankd.EINVALID, "the big-screen channel takes both top and throttle")
 	}
 	behind := false
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+	if err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
 		behind = last != nil && *last > b.Seq(v)
 		return nil
 	}); err != nil {

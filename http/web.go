@@ -187,7 +187,7 @@ func (s *Server) exists(cid string) bool {
 	if _, ok := s.Engine.Public(cid); ok {
 		return true
 	}
-	err := s.Engine.Read(cid, func(*board.Board, int64) error { return nil })
+	err := s.Engine.ReadPublic(cid, func(*board.Board, int64) error { return nil })
 	return rankd.ErrorCode(err) != rankd.ENOTFOUND
 }
 

@@ -94,6 +94,7 @@ func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, ta
 	if err := a.decide(accept); err != nil {
 		return nil, fail(ctx, "append", err)
 	}
+	rankd.Decided(ctx)
 	if len(a.keep) == 0 {
 		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
 	}

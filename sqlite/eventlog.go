@@ -123,8 +123,12 @@ func (a *appendCall) run(accept func(i int) error) error {
 	a.arenas, a.marked = [2]arenaMark{a.x.objects.arena.mark(), a.x.tokens.arena.mark()}, true
 	a.packHashes()
 	keep, err := a.decide(accept)
-	if err != nil || len(keep) == 0 {
+	if err != nil {
 		return err
+	}
+	rankd.Decided(a.ctx)
+	if len(keep) == 0 {
+		return nil
 	}
 	return a.store(keep, unixNano(a.db.now()))
 }

@@ -299,6 +299,35 @@ func testAppendNilAccept(t *testing.T, s Store) {
 	checkResults(t, "Append", res, []rankd.AppendResult{stored(1), dup(1)})
 }
 
+// testAppendDecided: Append calls the function of rankd.WithDecided once, after accept has seen every entry
+// to store and before they are durable (the log does not hold them yet); the engine lets the public view's
+// readers in then.
+func testAppendDecided(t *testing.T, s Store) {
+	ctx := context.Background()
+	MustAppend(t, s, "c1", judgement("j1", "a"))
+	var accepted []int
+	calls := 0
+	ctx = rankd.WithDecided(ctx, func() {
+		calls++
+		if !slices.Equal(accepted, []int{1, 2}) {
+			t.Errorf("decided after accepting entries %v, want after 1 and 2 (0 is a duplicate)", accepted)
+		}
+		n := 0
+		err := s.Replay(context.Background(), "c1", 0, func(*rankd.LogEntry) error { n++; return nil })
+		if err != nil || n != 1 {
+			t.Errorf("the log when decided: got %d entries (%v), want the 1 stored before the call", n, err)
+		}
+	})
+	_, err := s.Append(ctx, "c1", []rankd.LogEntry{judgement("j1", "a"), judgement("j2", "b"), judgement("j3", "c")},
+		func(i int) error { accepted = append(accepted, i); return nil })
+	if err != nil {
+		t.Fatalf("Append: %v", err)
+	}
+	if calls != 1 {
+		t.Errorf("got the decided function called %d times, want once", calls)
+	}
+}
+
 // testAppendCanceled: a call whose context ends midway stores nothing, not even the entries accept approved
 // before.
 func testAppendCanceled(t *testing.T, s Store) {

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"AppendEmpty", testAppendEmpty},
 		{"AppendNoContest", testAppendNoContest},
 		{"AppendNilAccept", testAppendNilAccept},
+		{"AppendDecided", testAppendDecided},
 		{"AppendCanceled", testAppendCanceled},
 		{"AppendConcurrent", testAppendConcurrent},
 		{"Replay", testReplay},
