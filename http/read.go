@@ -253,7 +253,17 @@ func (s *Server) frozen(b *board.Board, v rankd.View) bool {
 }
 
 func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, v rankd.View) bool {
-	return v.Kind != rankd.ViewJury && publicFrozen(c, st, s.Now())
+	return v.Kind != rankd.ViewJury && publicHides(c, st, s.Now())
+}
+
+// publicHides reports whether the public board hides verdicts at now: an OI or IOI contest hidden until its
+// end hides them from its start until its end is recorded (as the board does: a freeze then plays no part),
+// others while frozen.
+func publicHides(c *rankd.Contest, st rankd.State, now time.Time) bool {
+	if c.HideUntilEnd && (c.Rules == rankd.OI || c.Rules == rankd.IOI) {
+		return st.Thawed == nil && st.Ended == nil && !c.Start.IsZero() && !now.Before(c.Start)
+	}
+	return publicFrozen(c, st, now)
 }
 
 // publicFrozen reports whether the public board hides verdicts at now: from the freeze until the thaw,

@@ -1,0 +1,53 @@
+package http_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An OI contest hidden until its end says its public board is frozen (hiding verdicts) from the start
+// until the end is recorded, in pages, the past's pages and the stream's snapshot; the jury's is not.
+func TestHiddenUntilEndIsFrozen(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, map[string]any{
+		"contest": map[string]any{"id": "c1", "name": "OI", "start_time": contestStart.Format(time.RFC3339),
+			"duration": "5:00:00", "scoreboard_type": "score", "rankd": map[string]any{"rules": "oi", "hide_until_end": true}},
+		"problems": []any{map[string]any{"id": "A", "label": "A", "name": "Apples", "ordinal": 0, "max_score": 100}},
+		"teams":    []any{map[string]any{"id": "t1", "name": "Alpha"}},
+	}, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
+		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"WA","score":40,"start_contest_time":"0:31:00"}}`,
+	}, "\n")+"\n", nil)
+	team := e.MustTeamToken(t, "t1")
+	check := func(when string, cases map[string]bool) {
+		t.Helper()
+		for path, want := range cases {
+			token := ""
+			if strings.Contains(path, "view=team") {
+				token = team
+			} else if strings.Contains(path, "view=jury") {
+				token = adminToken
+			}
+			var page struct{ Frozen bool }
+			e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard"+path, token, nil, &page)
+			if page.Frozen != want {
+				t.Errorf("%s, %s: got frozen %t, want %t", when, path, page.Frozen, want)
+			}
+		}
+	}
+	check("running", map[string]bool{"": true, "?view=team": true, "?view=jury": false, "?at=1:00:00": true})
+	next, _ := e.MustStream(t, "", nil)
+	if ev := nextFrame(next); ev.name != "retry" {
+		t.Fatalf("got %+v, want the retry hint", ev)
+	}
+	if ev := nextFrame(next); ev.name != "snapshot" || !strings.Contains(ev.data, `"frozen":true`) {
+		t.Errorf("the stream's snapshot while running: got %+v, want it frozen", ev)
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"state","data":{"started":"`+contestStart.Format(time.RFC3339)+`","ended":"`+
+			contestStart.Add(4*time.Hour).Format(time.RFC3339)+`"}}`+"\n", nil)
+	check("ended", map[string]bool{"": false, "?view=team": false, "?view=jury": false})
+}
