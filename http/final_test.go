@@ -3,6 +3,7 @@ package http_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -319,8 +320,11 @@ func TestFinalBurst(t *testing.T) {
 				}
 			}
 			got := fs.mustGetFinal(t, false)
-			if got.Version != f.Version || got.View != "public" || len(got.Rows) != len(f.Public) || got.Rows[0].TeamID != f.Public[0].TeamID {
-				t.Errorf("got version %d, view %s, %d rows; want %d, public, %d rows", got.Version, got.View, len(got.Rows), f.Version, len(f.Public))
+			if got.Version != 0 || got.View != "public" || len(got.Rows) != len(f.Public) || got.Rows[0].TeamID != f.Public[0].TeamID {
+				t.Errorf("got version %d, view %s, %d rows; want none (the jury's only), public, %d rows", got.Version, got.View, len(got.Rows), len(f.Public))
+			}
+			if got := fs.mustGetFinal(t, true); got.Version != f.Version {
+				t.Errorf("the jury's: got version %d, want %d", got.Version, f.Version)
 			}
 		})
 	}
@@ -338,7 +342,7 @@ func TestFinalReadThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := fc.mustServer(t, cache)
-	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t, "store") != 0 {
+	if got := fs.mustGetFinal(t, true); got.Version != 1 || fs.loads(t, "store") != 0 {
 		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t, "store"))
 	}
 	if got := fs.mustGetFinal(t, true); got.View != "jury" || len(got.Rows) != len(v1.Jury) {
@@ -350,12 +354,12 @@ func TestFinalReadThrough(t *testing.T) {
 	if err := cache.PutFinal(ctx, v2); err != nil {
 		t.Fatal(err)
 	}
-	if got := fs.mustGetFinal(t, false); got.Version != 1 {
+	if got := fs.mustGetFinal(t, true); got.Version != 1 {
 		t.Fatalf("within the cache's time: got version %d, want 1", got.Version)
 	}
 	fs.advance(5 * time.Second)
 	waitFor(t, "version 2 is served", func() string {
-		if got := fs.mustGetFinal(t, false); got.Version != 2 {
+		if got := fs.mustGetFinal(t, true); got.Version != 2 {
 			return fmt.Sprintf("version %d", got.Version)
 		}
 		return ""
@@ -368,7 +372,7 @@ func TestFinalReadThrough(t *testing.T) {
 	fc.mustFinalize(t, 3)
 	fs.advance(5 * time.Second)
 	fs.mustGetFinal(t, false)
-	if got := fs.mustGetFinal(t, false); got.Version != 2 {
+	if got := fs.mustGetFinal(t, true); got.Version != 2 {
 		t.Fatalf("Redis behind: got version %d, want 2 until Redis lets it go", got.Version)
 	}
 	if err := redistest.Delete(ctx, redistest.MustClient(t), cache.prefix); err != nil {
@@ -376,7 +380,7 @@ func TestFinalReadThrough(t *testing.T) {
 	}
 	fs.advance(5 * time.Second)
 	waitFor(t, "version 3 is served", func() string {
-		if got := fs.mustGetFinal(t, false); got.Version != 3 {
+		if got := fs.mustGetFinal(t, true); got.Version != 3 {
 			return fmt.Sprintf("version %d", got.Version)
 		}
 		return ""
@@ -418,7 +422,7 @@ func TestFinalRedisDown(t *testing.T) {
 	if st.State != finalize.Done || st.Version != 1 {
 		t.Fatalf("finalization: got %+v, want done, version 1", st)
 	}
-	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t, "store") != 1 {
+	if got := fs.mustGetFinal(t, true); got.Version != 1 || fs.loads(t, "store") != 1 {
 		t.Fatalf("got version %d after %d loads from the store, want 1 after 1", got.Version, fs.loads(t, "store"))
 	}
 	fs.advance(5 * time.Second)
@@ -448,7 +452,7 @@ func TestFinalizePutsIntoRedis(t *testing.T) {
 		t.Fatalf("in Redis: got version %d built %v (%v), want the store's %d built %v", got.Version, got.Built, err, want.Version, want.Built)
 	}
 	fs := fc.mustServer(t, cache)
-	if got := fs.mustGetFinal(t, false); got.Version != 1 || fs.loads(t, "store") != 0 {
+	if got := fs.mustGetFinal(t, true); got.Version != 1 || fs.loads(t, "store") != 0 {
 		t.Fatalf("got version %d after %d loads from the store, want 1 after none", got.Version, fs.loads(t, "store"))
 	}
 }
@@ -508,7 +512,7 @@ func TestFinalReadersDuringSwitches(t *testing.T) {
 							return
 						default:
 						}
-						got := fs.mustGetFinal(t, false)
+						got := fs.mustGetFinal(t, true)
 						if got.Version < last || len(got.Rows) != rows {
 							t.Errorf("got version %d of %d rows after version %d, want %d rows", got.Version, len(got.Rows), last, rows)
 							return
@@ -720,8 +724,8 @@ func TestThawFinalizesAgain(t *testing.T) {
 	})
 	fs.advance(6 * time.Second) // past the 5 s a server keeps the version it read
 	waitFor(t, "the thawed final standings served", func() string {
-		if f := fs.mustGetFinal(t, false); f.Version != 2 || served(f) != thawed {
-			return fmt.Sprintf("version %d: %s", f.Version, served(f))
+		if f := fs.mustGetFinal(t, false); served(f) != thawed {
+			return served(f)
 		}
 		return ""
 	})
@@ -743,5 +747,101 @@ func mustPost(tb testing.TB, url, token string) {
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(resp.Body)
 		tb.Fatalf("POST %s: got %d, want 200: %s", url, resp.StatusCode, body)
+	}
+}
+
+// statusFinalizer is a Finalizer that only reports a version done.
+type statusFinalizer struct{ version int64 }
+
+func (f statusFinalizer) Run(context.Context, string, time.Time) (finalize.Status, error) {
+	return finalize.Status{}, errors.New("not in this test")
+}
+
+func (f statusFinalizer) Status(_ context.Context, id string) (finalize.Status, error) {
+	return finalize.Status{ContestID: id, State: finalize.Done, Version: f.version}, nil
+}
+
+func (f statusFinalizer) Retry(context.Context, string) (finalize.Status, error) {
+	return finalize.Status{}, errors.New("not in this test")
+}
+
+// A server serves a new version of the final standings as soon as it reports it done (a script waits for
+// done, then reads them once), and serves no version long after it checked it (a reader after a silence
+// got the version before a thaw, while the thawed one was being checked).
+func TestFinalServedOnceDone(t *testing.T) {
+	fc := mustFinalContest(t, 30)
+	fs := fc.mustServer(t, nil)
+	fc.mustFinalize(t, 1)
+	if got := fs.mustGetFinal(t, true); got.Version != 1 {
+		t.Fatalf("got version %d, want 1", got.Version)
+	}
+	fc.mustFinalize(t, 2)
+	fs.Finalizer = statusFinalizer{version: 2}
+	mustGetStatus(t, fs.URL+"/api/v1/contests/c/finalize", adminToken)
+	if got := fs.mustGetFinal(t, true); got.Version != 2 {
+		t.Errorf("after the server reported version 2 done: got version %d, want 2", got.Version)
+	}
+	fc.mustFinalize(t, 3)
+	fs.advance(rankdhttp.FinalStale + time.Second)
+	if got := fs.mustGetFinal(t, true); got.Version != 3 {
+		t.Errorf("read %v after the last check: got version %d, want 3", rankdhttp.FinalStale+time.Second, got.Version)
+	}
+}
+
+// The public's final standings say nothing of the versions: a finalization again after hidden verdicts
+// (the public's rows and awards as they were) leaves their answer and its ETag as they were.
+func TestFinalPublicSaysNothingOfVersions(t *testing.T) {
+	fc := mustFinalContest(t, 30)
+	fs := fc.mustServer(t, nil)
+	fc.mustFinalize(t, 1)
+	before, beforeTag := mustGetRaw(t, fs.URL+"/api/v1/contests/c/final")
+	fc.mustFinalize(t, 2)
+	fs.advance(rankdhttp.FinalStale + time.Second)
+	if got := fs.mustGetFinal(t, true); got.Version != 2 {
+		t.Fatalf("the jury's: got version %d, want 2", got.Version)
+	}
+	after, afterTag := mustGetRaw(t, fs.URL+"/api/v1/contests/c/final")
+	if after != before || afterTag != beforeTag {
+		t.Errorf("the public's final standings after a version that changed nothing public: got ETag %s\n%.300s\nwant ETag %s\n%.300s",
+			afterTag, after, beforeTag, before)
+	}
+	for _, field := range []string{`"version"`, `"built"`, `"pos"`} {
+		if strings.Contains(before, field) {
+			t.Errorf("the public's final standings: got %s in %.300s, want none", field, before)
+		}
+	}
+}
+
+// mustGetRaw GETs url without a token and returns its body and ETag.
+func mustGetRaw(tb testing.TB, url string) (body, etag string) {
+	tb.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		tb.Fatalf("GET %s: got %d, %v: %s", url, resp.StatusCode, err, b)
+	}
+	return string(b), resp.Header.Get("ETag")
+}
+
+// mustGetStatus GETs url with token and wants 200.
+func mustGetStatus(tb testing.TB, url, token string) {
+	tb.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("GET %s: got %d: %s", url, resp.StatusCode, b)
 	}
 }

@@ -2,6 +2,8 @@ package http
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -46,6 +48,7 @@ func (s *Server) getFinalize(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.finals.forgetBefore(cid, st.Version)
 	return writeJSON(w, http.StatusOK, st)
 }
 
@@ -91,12 +94,16 @@ type FinalCache interface {
 
 // finalTTL is how long the final standings in memory are served before they are checked again: a version
 // switched by another server is seen within it. The check is one GET with a FinalCache, a read of the
-// store without.
-const finalTTL = 5 * time.Second
+// store without. Checked in the background while readers come, they are served until finalStale: a reader
+// after a longer silence waits for the check, and does not get a version superseded long ago.
+const (
+	finalTTL   = 5 * time.Second
+	finalStale = 2 * finalTTL
+)
 
 // finalCache keeps contests' active final standings in memory. A contest not in memory is loaded once
 // however many readers ask for it at the same time; one loaded more than finalTTL ago is still served while
-// one load, in the background, brings it up to date.
+// one load, in the background, brings it up to date (see finalStale).
 type finalCache struct {
 	group   singleflight.Group
 	mu      sync.Mutex
@@ -106,12 +113,35 @@ type finalCache struct {
 type finalEntry struct {
 	f      rankd.FinalStandings
 	loaded time.Time
+	// public names what the public's answer holds of f (see publicDigest).
+	public string
+}
+
+// publicDigest names the public's part of final standings, their rows and awards: the public's answer
+// carries it instead of the version, which a finalization again after hidden verdicts moves (and the public
+// must not learn that any came).
+func publicDigest(f rankd.FinalStandings) (string, error) {
+	h := sha256.New()
+	if err := json.NewEncoder(h).Encode([]any{f.Public, f.Awards}); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12]), nil
+}
+
+// forgetBefore drops a contest's final standings from memory when they are older than version, which a
+// reader then waits for: a server reporting a finalization done (GET .../finalize) serves its version next.
+func (c *finalCache) forgetBefore(contestID string, version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[contestID]; ok && e.f.Version < version {
+		delete(c.entries, contestID)
+	}
 }
 
 // get returns the active final standings of a contest, loading them with load when needed. load gets what
 // memory holds (Version 0: nothing) and returns it when it is still the active version.
 func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
-	load func(ctx context.Context, id string, have rankd.FinalStandings) (rankd.FinalStandings, error)) (rankd.FinalStandings, error) {
+	load func(ctx context.Context, id string, have rankd.FinalStandings) (rankd.FinalStandings, error)) (finalEntry, error) {
 	c.mu.Lock()
 	e, ok := c.entries[contestID]
 	c.mu.Unlock()
@@ -125,31 +155,37 @@ func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
 		e, ok := c.entries[contestID]
 		c.mu.Unlock()
 		if ok && now.Sub(e.loaded) < finalTTL {
-			return e.f, nil
+			return e, nil
 		}
 		f, err := load(ctx, contestID, e.f)
 		if err != nil {
 			return nil, err
 		}
+		fresh := finalEntry{f: f, loaded: now, public: e.public}
+		if f.Version != e.f.Version || !ok {
+			if fresh.public, err = publicDigest(f); err != nil {
+				return nil, err
+			}
+		}
 		c.mu.Lock()
 		if c.entries == nil {
 			c.entries = map[string]finalEntry{}
 		}
-		c.entries[contestID] = finalEntry{f: f, loaded: now}
+		c.entries[contestID] = fresh
 		c.mu.Unlock()
-		return f, nil
+		return fresh, nil
 	}
-	if ok {
+	if ok && now.Sub(e.loaded) < finalStale {
 		if now.Sub(e.loaded) >= finalTTL {
 			go func() { _, _, _ = c.group.Do(key, refresh) }() // a failure is retried by the next reader
 		}
-		return e.f, nil
+		return e, nil
 	}
 	v, err, _ := c.group.Do(key, refresh)
 	if err != nil {
-		return rankd.FinalStandings{}, err
+		return finalEntry{}, err
 	}
-	return v.(rankd.FinalStandings), nil
+	return v.(finalEntry), nil
 }
 
 // loadFinal reads a contest's active final standings for the cache in memory, which holds have: from the
@@ -215,13 +251,15 @@ func sharedFinal(ctx context.Context, c FinalCache, id string, have rankd.FinalS
 
 // finalJSON is a contest's final standings as the API serves them.
 type finalJSON struct {
-	ContestID string          `json:"contest_id"`
-	Version   int64           `json:"version"`
-	Pos       int64           `json:"pos,omitempty"` // the jury's only: it counts events the public may not see
-	Built     time.Time       `json:"built"`
-	View      string          `json:"view"`
-	Rows      []rowJSON       `json:"rows"`
-	Awards    json.RawMessage `json:"awards"`
+	ContestID string `json:"contest_id"`
+	// Version, Pos and Built are the jury's only: a finalization again after hidden verdicts moves them, which
+	// the public's answer must not show.
+	Version int64           `json:"version,omitempty"`
+	Pos     int64           `json:"pos,omitempty"`
+	Built   time.Time       `json:"built,omitzero"`
+	View    string          `json:"view"`
+	Rows    []rowJSON       `json:"rows"`
+	Awards  json.RawMessage `json:"awards"`
 }
 
 // getFinal answers a contest's active final standings: the jury's rows for the jury, the public's for the
@@ -234,7 +272,7 @@ func (s *Server) getFinal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := s.finals.get(r.Context(), cid, s.Now(), s.loadFinal)
+	final, err := s.finals.get(r.Context(), cid, s.Now(), s.loadFinal)
 	if err != nil {
 		return err
 	}
@@ -244,7 +282,7 @@ func (s *Server) getFinal(w http.ResponseWriter, r *http.Request) error {
 	}
 	var etag string
 	if err := s.readBoard(cid, view, func(b *board.Board, _ int64) error {
-		etag = finalETag(view, f.Version, b.Seq(view))
+		etag = finalETag(view, final, b.Seq(view))
 		return nil
 	}); err != nil {
 		return err
@@ -258,7 +296,7 @@ func (s *Server) getFinal(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		// The board may have moved since: the page is rendered under the ETag it has then.
 		rendered, err, _ := s.finals.group.Do("page|"+key+"|"+etag, func() (any, error) {
-			return s.renderFinal(cid, view, f)
+			return s.renderFinal(cid, view, final)
 		})
 		if err != nil {
 			return err
@@ -270,9 +308,13 @@ func (s *Server) getFinal(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// finalETag names a rendering of a version of final standings in a view, whose board was at seq.
-func finalETag(view rankd.View, version int64, seq uint64) string {
-	return fmt.Sprintf(`"final.%s.%d.%d"`, view, version, seq)
+// finalETag names a rendering of final standings in a view, whose board was at seq: the jury's by their
+// version, the public's by what they hold.
+func finalETag(view rankd.View, final finalEntry, seq uint64) string {
+	if view.Kind == rankd.ViewJury {
+		return fmt.Sprintf(`"final.%s.%d.%d"`, view, final.f.Version, seq)
+	}
+	return fmt.Sprintf(`"final.%s.%s.%d"`, view, final.public, seq)
 }
 
 type renderedFinal struct {
@@ -282,7 +324,8 @@ type renderedFinal struct {
 
 // renderFinal renders the rows of one view of f, with the team names and groups the board has now, and
 // keeps the page.
-func (s *Server) renderFinal(cid string, view rankd.View, f rankd.FinalStandings) (renderedFinal, error) {
+func (s *Server) renderFinal(cid string, view rankd.View, final finalEntry) (renderedFinal, error) {
+	f := final.f
 	rows, list := f.Public, f.Awards
 	if view.Kind == rankd.ViewJury {
 		rows = f.Jury
@@ -294,14 +337,13 @@ func (s *Server) renderFinal(cid string, view rankd.View, f rankd.FinalStandings
 	if err != nil {
 		return renderedFinal{}, err
 	}
-	out := finalJSON{ContestID: cid, Version: f.Version, Built: f.Built, View: view.String(),
-		Rows: make([]rowJSON, len(rows)), Awards: awards}
+	out := finalJSON{ContestID: cid, View: view.String(), Rows: make([]rowJSON, len(rows)), Awards: awards}
 	if view.Kind == rankd.ViewJury {
-		out.Pos = f.Pos
+		out.Version, out.Pos, out.Built = f.Version, f.Pos, f.Built
 	}
 	var etag string
 	err = s.readBoard(cid, view, func(b *board.Board, _ int64) error {
-		etag = finalETag(view, f.Version, b.Seq(view))
+		etag = finalETag(view, final, b.Seq(view))
 		for i, row := range rows {
 			out.Rows[i] = renderRow(b, row)
 		}

@@ -17,3 +17,6 @@ func WrapExportWriter(format string, wrap func(func(io.Writer, *export.Board) er
 		exportFormats[format] = f
 	}
 }
+
+// FinalStale is how long after its last check a version of final standings is served.
+const FinalStale = finalStale
