@@ -1186,7 +1186,7 @@ func (e *Engine) ContestIDs() []string {
 // Read calls fn with the board of a contest and the log position it reflects, under the contest's read
 // lock: fn must not keep the board or block. The board holds only durable entries.
 func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error) error {
-	return e.read(contestID, true, fn)
+	return e.read(contestID, readDurable, fn)
 }
 
 // ReadPublic is Read for a reader of the public view alone (and of what all views share: the contest's
@@ -1196,23 +1196,47 @@ func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error
 // verdicts come (DESIGN, principle 4). The other views of the board fn gets may hold entries not yet
 // durable.
 func (e *Engine) ReadPublic(contestID string, fn func(b *board.Board, pos int64) error) error {
-	return e.read(contestID, false, fn)
+	return e.read(contestID, readPublic, fn)
 }
 
-func (e *Engine) read(contestID string, durable bool, fn func(b *board.Board, pos int64) error) error {
+// TryRead is Read unless a commit is waiting for the disk: then it reads nothing and reports false.
+func (e *Engine) TryRead(contestID string, fn func(b *board.Board, pos int64) error) (bool, error) {
+	err := e.read(contestID, readTryDurable, fn)
+	if errors.Is(err, errSyncing) {
+		return false, nil
+	}
+	return true, err
+}
+
+// How read waits for a commit in progress.
+const (
+	readPublic     = iota // only while it applies entries, unless it changed the public view
+	readDurable           // until its entries are durable
+	readTryDurable        // not at all when they are not yet: errSyncing
+)
+
+var errSyncing = errors.New("a commit is waiting for the disk")
+
+func (e *Engine) read(contestID string, wait int, fn func(b *board.Board, pos int64) error) error {
 	e.mu.RLock()
 	c, ok := e.contests[contestID]
 	e.mu.RUnlock()
 	if !ok {
 		return e.unknown(contestID)
 	}
-	if durable {
-		c.rlock()
-		defer c.runlock()
-	} else {
-		c.mu.RLock()
-		defer c.mu.RUnlock()
+	switch wait {
+	case readDurable:
+		c.durable.RLock()
+	case readTryDurable:
+		if !c.durable.TryRLock() {
+			return errSyncing
+		}
 	}
+	if wait != readPublic {
+		defer c.durable.RUnlock()
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	switch {
 	case c.stale:
 		c.askRebuild()

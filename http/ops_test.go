@@ -161,8 +161,14 @@ func getWithin(url string, d time.Duration) (int, bool) {
 // test contest defined (its own appends let through).
 func MustOpenHolding(tb testing.TB) (*env, *blockingStore) {
 	tb.Helper()
+	return mustOpenHoldingTick(tb, 0)
+}
+
+// mustOpenHoldingTick is MustOpenHolding with the push's tick.
+func mustOpenHoldingTick(tb testing.TB, tick time.Duration) (*env, *blockingStore) {
+	tb.Helper()
 	var store *blockingStore
-	env := MustOpenWith(tb, options{wrap: func(db *sqlite.DB) engine.Store {
+	env := MustOpenWith(tb, options{tick: tick, wrap: func(db *sqlite.DB) engine.Store {
 		store = &blockingStore{DB: db, hold: make(chan struct{}), holding: make(chan struct{})}
 		return store
 	}})

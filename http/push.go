@@ -175,42 +175,70 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 	h.mu.Unlock()
 	for _, id := range due {
 		// Under the contest's read lock no commit can slip between taking the changed rows and reading
-		// them.
-		err := h.s.Engine.Read(id, func(b *board.Board, _ int64) error {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			cc := h.contests[id]
-			if cc == nil {
-				return nil
-			}
-			shared, check := cc.teamPublic, cc.ownCheck
-			cc.teamPublic, cc.ownCheck = map[string]struct{}{}, false
-			for _, ch := range cc.views {
-				if ch.view.Kind == rankd.ViewTeam {
-					for t := range shared {
-						ch.dirty[t] = struct{}{}
-					}
-					if check {
-						markOwn(b, ch)
-					}
-				}
-				switch {
-				case len(ch.dirty) == 0:
-				case now.Before(ch.next):
-					if d := ch.next.Sub(now); wait == 0 || d < wait {
-						wait = d
-					}
-				default:
-					h.frame(b, ch)
-				}
-			}
+		// them. The public view's channels do not wait for the sync of a commit that leaves that view as it
+		// was (see engine.Engine.ReadPublic), nor for the other channels: their frames' times must say
+		// nothing of hidden verdicts. The others are left for a moment while such a sync goes on.
+		err := h.s.Engine.ReadPublic(id, func(b *board.Board, _ int64) error {
+			h.flushContest(b, id, now, &wait, true)
 			return nil
 		})
+		if err == nil {
+			var read bool
+			read, err = h.s.Engine.TryRead(id, func(b *board.Board, _ int64) error {
+				h.flushContest(b, id, now, &wait, false)
+				return nil
+			})
+			if !read && (wait == 0 || syncRetry < wait) {
+				wait = syncRetry
+			}
+		}
 		if err != nil {
 			h.s.Logger.Warn("push: contest gone", "contest", id)
 		}
 	}
 	return wait
+}
+
+// syncRetry is how soon the frames of the views other than the public one are tried again when a commit's
+// sync held them up.
+const syncRetry = 2 * time.Millisecond
+
+// flushContest makes the frames of a contest's channels that are due: the public view's, or the others.
+func (h *hub) flushContest(b *board.Board, id string, now time.Time, wait *time.Duration, public bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cc := h.contests[id]
+	if cc == nil {
+		return
+	}
+	var shared map[string]struct{}
+	var check bool
+	if !public {
+		shared, check = cc.teamPublic, cc.ownCheck
+		cc.teamPublic, cc.ownCheck = map[string]struct{}{}, false
+	}
+	for _, ch := range cc.views {
+		if (ch.view.Kind == rankd.ViewPublic) != public {
+			continue
+		}
+		if ch.view.Kind == rankd.ViewTeam {
+			for t := range shared {
+				ch.dirty[t] = struct{}{}
+			}
+			if check {
+				markOwn(b, ch)
+			}
+		}
+		switch {
+		case len(ch.dirty) == 0:
+		case now.Before(ch.next):
+			if d := ch.next.Sub(now); *wait == 0 || d < *wait {
+				*wait = d
+			}
+		default:
+			h.frame(b, ch)
+		}
+	}
 }
 
 // ownSeq is the part of a team view's sequence number that its team's own cells moved (the rest is the

@@ -173,6 +173,51 @@ func TestPublicReadsDoNotWaitForHiddenSyncs(t *testing.T) {
 	<-done
 }
 
+// The public stream's frames do not wait for the sync of a commit of hidden verdicts, though the jury's
+// stream has a frame to make of it: a spectator would see a frame late whenever the jury's verdicts come.
+func TestPublicFramesDoNotWaitForHiddenSyncs(t *testing.T) {
+	env, store := mustOpenHoldingTick(t, 500*time.Millisecond)
+	store.syncing = true
+	jury, _ := env.MustStream(t, "?view=jury", map[string]string{"Authorization": "Bearer " + adminToken})
+	public, _ := env.MustStream(t, "", nil)
+	for _, next := range []func() sseEvent{jury, public} {
+		for _, want := range []string{"retry", "snapshot"} {
+			if ev := nextFrame(next); ev.name != want {
+				t.Fatalf("got %+v, want %s", ev, want)
+			}
+		}
+	}
+	// A public change gets its frame at once; the next one, within the tick, at the tick's end.
+	env.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j2b","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:02:00"}`, nil)
+	if ev := nextFrame(public); ev.name != "diff" {
+		t.Fatalf("got %+v, want the diff of t2's solve", ev)
+	}
+	env.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
+		`{"id":"s5","team_id":"t1","problem_id":"B","contest_time":"4:25:00"}`, nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
+	}()
+	<-store.holding // the frozen judgement is applied, its commit waiting for the disk
+	if ev := nextFrame(public); ev.name != "diff" || !strings.Contains(ev.data, `"t1"`) {
+		t.Errorf("the public stream during the sync: got %+v, want the diff of t1's frozen submission", ev)
+	}
+	store.hold <- struct{}{}
+	<-done
+	for {
+		ev := nextFrame(jury)
+		if ev.name != "diff" {
+			t.Fatalf("the jury's stream after the sync: got %+v, want the diff of t2's frozen solve", ev)
+		}
+		if strings.Contains(ev.data, `"B"`) && strings.Contains(ev.data, `"t2"`) {
+			break
+		}
+	}
+}
+
 // The public big screen goes on while a commit (of a frozen judgement) holds the board: its frames come
 // from the cache, so neither its pings nor its frames wait, and their time says nothing of the commit.
 func TestBigScreenDoesNotWaitForCommits(t *testing.T) {

@@ -249,7 +249,13 @@ type sseEvent struct{ name, id, data string }
 // name ":"), failing after a timeout.
 func (e *env) MustStream(tb testing.TB, query string, header map[string]string) (next func() sseEvent, resp *http.Response) {
 	tb.Helper()
-	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/c1/scoreboard/stream"+query, nil)
+	return e.MustStreamOf(tb, "c1", query, header)
+}
+
+// MustStreamOf is MustStream of contest cid.
+func (e *env) MustStreamOf(tb testing.TB, cid, query string, header map[string]string) (next func() sseEvent, resp *http.Response) {
+	tb.Helper()
+	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/"+cid+"/scoreboard/stream"+query, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
