@@ -175,12 +175,14 @@ type Problem struct {
 	Value int64
 	// Minimum is the floor of a dynamic CTF value.
 	Minimum int64
-	// Decay is the number of solves at which a dynamic CTF value reaches its minimum (linear: the step).
+	// Decay is, for a logarithmic CTF value, the solve count after which it reaches its minimum (CTFd's
+	// formula counts from the second solve); for a linear one, the points lost per solve after the first.
 	Decay int64
 	// Function is how a CTF value follows its solver count.
 	Function ValueFunc
 
-	// MaxScore is the maximum score of an OI problem (informational; scores are not clamped).
+	// MaxScore is the maximum score of an OI problem; 0 when unknown. A server refuses judgements above it (see
+	// board.Board.Admit).
 	MaxScore float64
 	// Subtasks holds the maximum score of each IOI subtask; empty means one task scored as a whole.
 	Subtasks []float64

@@ -253,6 +253,7 @@ func (b *Board) relayout(added int) {
 	for v := range b.views {
 		b.views[v].fts = append(b.views[v].fts, ftsState{min: score.Never})
 		b.views[v].solvers = append(b.views[v].solvers, nil)
+		b.views[v].waiting = append(b.views[v].waiting, nil)
 	}
 	b.touchAll()
 }

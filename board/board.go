@@ -169,7 +169,10 @@ type view struct {
 	byGroup  []*rankindex.Index // by group index; nil until a ranked team is in the group
 	fts      []ftsState         // by problem
 	solvers  [][]int32          // CTF: by problem, ranked solvers in solve order
-	dirty    []int32            // teams whose row changed in the event being applied
+	// waiting holds, by problem, the FirstPending times of the ranked cells that have one, ascending: a
+	// first-blood bonus waits for the earliest (CTF with bonuses only; see bonus).
+	waiting [][]int64
+	dirty   []int32 // teams whose row changed in the event being applied
 	// unsettled lists the teams whose row is not in place in the indexes yet (see Settle).
 	unsettled []int32
 	rowBuf    []RowChange

@@ -83,7 +83,9 @@ func checkTeamViews(t *rapid.T, c *rankd.Contest, b *board.Board) {
 
 // TestCTFMatchesModel checks the CTF jury and public views against a model built on the naive ICPC cells:
 // each challenge is worth its value for the number of ranked solvers in the view, plus the first-blood bonus
-// of the solver's place among them (by solve time, then name and id); rows by score, then the last solve.
+// of the solver's place among them (one more than the solvers before it: solvers of the same time share the
+// better bonus, whatever their names), none while a submission of the challenge earlier than its solve is
+// still pending in the view; rows by score, then the last solve.
 func TestCTFMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := drawLog(t, logOpts{rules: rankd.CTF, numericIDs: true, bad: true, rejudges: true})
@@ -110,19 +112,25 @@ func TestCTFMatchesModel(t *testing.T) {
 						solvers = append(solvers, i)
 					}
 				}
-				slices.SortFunc(solvers, func(x, y int) int {
-					return cmp.Or(cmp.Compare(naive[x].cells[p].at, naive[y].cells[p].at),
-						cmp.Compare(naive[x].name, naive[y].name), cmp.Compare(naive[x].team, naive[y].team))
-				})
 				value := map[rankd.ValueFunc]int64{
 					rankd.ValueStatic:      pr.Value,
 					rankd.ValueLinear:      score.Linear(pr.Value, pr.Minimum, pr.Decay, len(solvers)),
 					rankd.ValueLogarithmic: score.Logarithmic(pr.Value, pr.Minimum, pr.Decay, len(solvers)),
 					rankd.ValueDEFCON:      score.DEFCON(len(solvers)),
 				}[pr.Function]
-				for place, i := range solvers {
+				waiting := time.Duration(math.MaxInt64) // the earliest submission of the challenge still pending
+				for _, r := range naive {
+					waiting = min(waiting, r.cells[p].firstPending)
+				}
+				for _, i := range solvers {
+					at, place := naive[i].cells[p].at, 0
+					for _, o := range solvers {
+						if naive[o].cells[p].at < at {
+							place++
+						}
+					}
 					points := value
-					if place < len(g.contest.FirstBlood) {
+					if place < len(g.contest.FirstBlood) && waiting >= at {
 						points += g.contest.FirstBlood[place]
 					}
 					want[i].Cells[p].Score = float64(points)

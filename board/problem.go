@@ -1,6 +1,7 @@
 package board
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -49,6 +50,9 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	b.updateFTS(v, t, p, old, cur)
 	if b.contest.Rules == rankd.CTF && (old.Solved != cur.Solved || old.Time != cur.Time) {
 		b.updateSolvers(v, t, p, old, cur)
+	}
+	if old.FirstPending != cur.FirstPending && b.hasBonuses() {
+		b.updateWaiting(v, p, old.FirstPending, cur.FirstPending)
 	}
 }
 
@@ -134,17 +138,11 @@ func (b *Board) recountFTS(v, p int) {
 	b.views[v].fts[p] = f
 }
 
-// solverCmp orders a CTF challenge's solvers: by solve time, then as the board orders equal rows.
+// solverCmp orders a CTF challenge's solvers: by solve time, then by team index, which only keeps the list's
+// order deterministic. Bonuses depend on solve times alone (see bonus): a rename moves no points.
 func (b *Board) solverCmp(v, p int) func(x, y int32) int {
 	return func(x, y int32) int {
-		tx, ty := b.cellAt(x, p).res[v].Time, b.cellAt(y, p).res[v].Time
-		switch {
-		case tx < ty:
-			return -1
-		case tx > ty:
-			return 1
-		}
-		return b.tie(x, y)
+		return cmp.Or(cmp.Compare(b.cellAt(x, p).res[v].Time, b.cellAt(y, p).res[v].Time), cmp.Compare(x, y))
 	}
 }
 
@@ -169,12 +167,102 @@ func (b *Board) updateSolvers(v int, t int32, p int, old, cur *score.Result) {
 	if d := b.ctfValue(p, len(list)) - b.ctfValue(p, n); d != 0 {
 		b.shiftSolvers(v, p, d)
 	}
-	// Up to and including the place just past the bonuses: its occupant may have been pushed out.
-	list = list[:min(len(list), len(b.contest.FirstBlood)+1)]
-	for _, s := range list[min(first, len(list)):] {
-		b.mark(v, s)
-		b.teams[s].accOK[v] = false
+	b.markPlaces(v, p, first)
+}
+
+// markPlaces marks the solvers of challenge p in view v from position from on whose bonus place may have
+// changed: those placed up to and including the place just past the bonuses, whose occupant may have been
+// pushed out. The solvers before from kept their places, which only the solvers before them decide.
+func (b *Board) markPlaces(v, p, from int) {
+	k := len(b.contest.FirstBlood)
+	list := b.views[v].solvers[p]
+	place := 0
+	for i, s := range list {
+		if i > 0 && b.cellAt(s, p).res[v].Time != b.cellAt(list[i-1], p).res[v].Time {
+			place = i
+		}
+		if place > k || k == 0 {
+			return
+		}
+		if i >= from {
+			b.mark(v, s)
+			b.teams[s].accOK[v] = false
+		}
 	}
+}
+
+// updateWaiting moves a ranked cell's FirstPending in the waiting times of challenge p in view v, from old
+// to cur, and marks the solvers whose bonus it holds back or releases.
+func (b *Board) updateWaiting(v, p int, old, cur int64) {
+	w := b.views[v].waiting[p]
+	before := earliest(w)
+	if old != score.Never {
+		if at, found := slices.BinarySearch(w, old); found {
+			w = slices.Delete(w, at, at+1)
+		}
+	}
+	if cur != score.Never {
+		at, _ := slices.BinarySearch(w, cur)
+		w = slices.Insert(w, at, cur)
+	}
+	b.views[v].waiting[p] = w
+	b.markWaiting(v, p, before, earliest(w))
+}
+
+// recountWaiting rebuilds the waiting times of challenge p in view v from its cells, and marks the solvers
+// whose bonus that holds back or releases.
+func (b *Board) recountWaiting(v, p int) {
+	w := b.views[v].waiting[p]
+	before := earliest(w)
+	w = w[:0]
+	if b.hasBonuses() {
+		for t := range b.teams {
+			if fp := b.cellAt(int32(t), p).res[v].FirstPending; fp != score.Never && b.ranked(int32(t)) {
+				w = append(w, fp)
+			}
+		}
+		slices.Sort(w)
+	}
+	b.views[v].waiting[p] = w
+	b.markWaiting(v, p, before, earliest(w))
+}
+
+// markWaiting marks the solvers of challenge p in view v with a bonus place whose bonus was held back by
+// the earliest waiting time before and is not by after, or the other way round: those solved in between.
+func (b *Board) markWaiting(v, p int, before, after int64) {
+	if before == after {
+		return
+	}
+	lo, hi := min(before, after), max(before, after)
+	k := len(b.contest.FirstBlood)
+	list := b.views[v].solvers[p]
+	place := 0
+	for i, s := range list {
+		at := b.cellAt(s, p).res[v].Time
+		if i > 0 && at != b.cellAt(list[i-1], p).res[v].Time {
+			place = i
+		}
+		if place >= k || at > hi {
+			return
+		}
+		if at > lo {
+			b.mark(v, s)
+			b.teams[s].accOK[v] = false
+		}
+	}
+}
+
+// earliest is the first of ascending times, Never when there is none.
+func earliest(times []int64) int64 {
+	if len(times) == 0 {
+		return score.Never
+	}
+	return times[0]
+}
+
+// hasBonuses reports whether solves earn first-blood bonuses.
+func (b *Board) hasBonuses() bool {
+	return b.contest.Rules == rankd.CTF && len(b.contest.FirstBlood) > 0
 }
 
 // shiftSolvers marks every solver of challenge p, whose value changed by d, and moves their row totals by
@@ -220,6 +308,8 @@ func (b *Board) recountTeamProblems(t int32) {
 	}
 }
 
+// recountSolvers rebuilds the solver list and the waiting times of CTF challenge p in view v from its cells,
+// marking the rows whose value or bonus changed.
 func (b *Board) recountSolvers(v, p int) {
 	old := b.views[v].solvers[p]
 	var list []int32
@@ -234,10 +324,10 @@ func (b *Board) recountSolvers(v, p int) {
 		first++
 	}
 	b.views[v].solvers[p] = list
+	b.recountWaiting(v, p)
 	if first == len(list) && len(list) == len(old) {
 		return
 	}
-	// Solvers that left lose their value or bonus; they are marked with the rest.
 	// Solvers that left lose their value or bonus. Rare (a team joins or leaves the ranked teams, the
 	// rules change): every row is recomputed from its cells the next time it changes.
 	for t := range b.teams {
@@ -247,18 +337,17 @@ func (b *Board) recountSolvers(v, p int) {
 		b.mark(v, s)
 	}
 	if len(list) != len(old) && b.problems[p].info.Function != rankd.ValueStatic {
-		first = 0
 		for _, t := range b.unranked {
 			if b.cellAt(t, p).res[v].Solved {
 				b.mark(v, t)
 			}
 		}
-	} else {
-		list = list[:min(len(list), len(b.contest.FirstBlood)+1)]
+		for _, s := range list {
+			b.mark(v, s)
+		}
+		return
 	}
-	for _, s := range list[min(first, len(list)):] {
-		b.mark(v, s)
-	}
+	b.markPlaces(v, p, first)
 }
 
 // hasFirstToSolve reports whether the rules know solves: OI and IOI problems have scores instead.
@@ -280,10 +369,35 @@ func (b *Board) ctfValue(p int, n int) int64 {
 	return pr.Value
 }
 
-// firstBlood returns the bonus of the team at position pos among a challenge's solvers.
-func (b *Board) firstBlood(pos int) int64 {
-	if pos >= 0 && pos < len(b.contest.FirstBlood) {
-		return b.contest.FirstBlood[pos]
+// bonus returns the first-blood bonus of a ranked team t that solved challenge p at time at, in view v. Its
+// place is one more than the number of solvers before it, so solvers of the same time share the better
+// bonus (competition ranking: 1, 1, 3). It gets none while a submission of the challenge earlier than its
+// solve is pending in the view: that one may still take its place, as it holds back first to solve. In
+// a team's own view (own), the team's own cell is the jury's, and its solve may be one the view's solvers
+// do not hold yet.
+func (b *Board) bonus(v int, t int32, p int, at int64, own bool) int64 {
+	fb := b.contest.FirstBlood
+	if len(fb) == 0 {
+		return 0
 	}
-	return 0
+	list := b.views[v].solvers[p]
+	place, _ := slices.BinarySearchFunc(list, at, func(s int32, at int64) int {
+		return cmp.Compare(b.cellAt(s, p).res[v].Time, at)
+	})
+	if place >= len(fb) {
+		return 0
+	}
+	w := b.views[v].waiting[p]
+	wait := earliest(w)
+	if own {
+		// The others' cells as the view sees them, the team's own as the jury does.
+		if mine := b.cellAt(t, p).res[v].FirstPending; mine != score.Never && mine == wait {
+			wait = earliest(w[1:])
+		}
+		wait = min(wait, b.cellAt(t, p).res[jury].FirstPending)
+	}
+	if wait < at {
+		return 0
+	}
+	return fb[place]
 }

@@ -738,6 +738,8 @@ func TestIncrementalEqualsReplay(t *testing.T) {
 				compareBoards(t, "E (events of one cell shuffled too)", e, a, false)
 				compareBoards(t, "C (restored half-way)", c, a, true)
 				compareBoards(t, "D (restored at the end)", d, a, true)
+				checkBonuses(t, a, rankd.PublicView)
+				checkBonuses(t, a, rankd.JuryView)
 			})
 		})
 	}

@@ -241,3 +241,19 @@ func (b *Board) FirstToSolve(v rankd.View) map[string][]string {
 	}
 	return out
 }
+
+// ProblemValue returns the current value of CTF challenge problemID in view v: what each of its solvers holds
+// now, before first-blood bonuses, for the number of ranked teams that solved it in that view (a static
+// challenge: its value; a challenge nobody solved yet: its value for the first solve). A team view reads the
+// public value: the team's own solve not shown publicly yet counts in its own cell only. It returns
+// ENOTFOUND for a problem that is unknown or deleted, and EUNPROCESSABLE when the contest is not a CTF.
+func (b *Board) ProblemValue(v rankd.View, problemID string) (int64, error) {
+	p, ok := b.probIdx[problemID]
+	if !ok || b.problems[p].deleted {
+		return 0, rankd.Errorf(rankd.ENOTFOUND, "unknown problem %q", problemID)
+	}
+	if b.contest.Rules != rankd.CTF {
+		return 0, rankd.Errorf(rankd.EUNPROCESSABLE, "problem %s: only CTF challenges have a value, this contest is %s", problemID, b.contest.Rules)
+	}
+	return b.ctfValue(p, len(b.views[viewIndex(v.Kind)].solvers[p])), nil
+}

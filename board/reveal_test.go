@@ -383,6 +383,7 @@ func TestRevealEqualsThaw(t *testing.T) {
 					}
 					diffs := copyDiffs(ch)
 					checkPublicDiff(t, fmt.Sprintf("step %d %+v", step+1, *next), a, diffs, seq, before)
+					checkBonuses(t, a, rankd.PublicView)
 					if a.Seq(rankd.PublicView) != seq+1 {
 						t.Fatalf("step %d: public seq %d, want %d", step+1, a.Seq(rankd.PublicView), seq+1)
 					}

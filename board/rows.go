@@ -341,30 +341,14 @@ func (b *Board) computeRow(v int, t int32, own bool) rowAgg {
 // ctfCellScore is the value plus first-blood bonus of a solved CTF cell of team t in view v. For a team's
 // own view (own), a solve the public does not see yet is valued as if it were added to the public solvers.
 func (b *Board) ctfCellScore(v int, t int32, p int, res *score.Result, own bool) int64 {
-	list := b.views[v].solvers[p]
-	n := len(list)
-	pos := -1
-	if b.ranked(t) {
-		if own {
-			at, found := slices.BinarySearchFunc(list, t, func(x, _ int32) int {
-				tx := b.cellAt(x, p).res[v].Time
-				switch {
-				case tx < res.Time:
-					return -1
-				case tx > res.Time:
-					return 1
-				}
-				return b.tie(x, t)
-			})
-			if !found {
-				n++ // its solve is not among the view's solvers yet
-			}
-			pos = at
-		} else {
-			pos = slices.Index(list[:min(n, len(b.contest.FirstBlood))], t)
-		}
+	n := len(b.views[v].solvers[p])
+	if !b.ranked(t) {
+		return b.ctfValue(p, n) // not among the solvers: the value they hold, no bonus
 	}
-	return b.ctfValue(p, n) + b.firstBlood(pos)
+	if own && !b.cellAt(t, p).res[v].Solved {
+		n++ // its solve is not among the view's solvers yet
+	}
+	return b.ctfValue(p, n) + b.bonus(v, t, p, res.Time, own)
 }
 
 // key is the sort key of a row under the contest's rules.
@@ -411,7 +395,7 @@ func (b *Board) recomputeView(v int) {
 		if b.contest.Rules == rankd.CTF {
 			b.recountSolvers(v, p)
 		} else {
-			b.views[v].solvers[p] = nil
+			b.views[v].solvers[p], b.views[v].waiting[p] = nil, nil
 		}
 	}
 }

@@ -262,6 +262,50 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	return nil
 }
 
+// Admit refuses an event that Apply takes but rankd refuses from now on: a rule that came after logs holding
+// such events were stored. A server asks it of each event it is sent, before applying it; a replay of a log
+// does not, so that every log stored before still loads as it did.
+func (b *Board) Admit(ev *rankd.Event) error {
+	switch {
+	case ev.Delete:
+	case ev.Type == rankd.EventJudgement && ev.Judgement != nil:
+		if ci, ok := b.locate(ev.Judgement.SubmissionID); ok {
+			return b.checkLimits(ev.Judgement, ci%len(b.problems))
+		}
+	case ev.Type == rankd.EventProblem && ev.Problem != nil:
+		return checkDEFCON(ev.Problem)
+	}
+	return nil
+}
+
+// checkLimits refuses a judgement scoring more than problem p allows, when the problem says how much: its
+// max_score, or its subtasks (their number, each one's maximum and their sum). Counted, such a score would
+// rank a team above every team that got full marks. Scores are compared as they are counted, to the
+// millionth of a point, so that subtask maximums summing to 99.99999999999999 in binary still allow 100.
+func (b *Board) checkLimits(j *rankd.Judgement, p int) error {
+	pr := &b.problems[p].info
+	if pr.MaxScore > 0 && score.Round(j.Score) > score.Round(pr.MaxScore) {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: score %g above the maximum score %g of problem %s", j.ID, j.Score, pr.MaxScore, pr.ID)
+	}
+	if len(pr.Subtasks) == 0 {
+		return nil
+	}
+	if len(j.SubtaskScores) > len(pr.Subtasks) {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: %d subtask scores, but problem %s has %d subtasks", j.ID, len(j.SubtaskScores), pr.ID, len(pr.Subtasks))
+	}
+	var total float64
+	for k, top := range pr.Subtasks {
+		total += top
+		if k < len(j.SubtaskScores) && score.Round(j.SubtaskScores[k]) > score.Round(top) {
+			return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: score %g of subtask %d above its maximum %g in problem %s", j.ID, j.SubtaskScores[k], k+1, top, pr.ID)
+		}
+	}
+	if score.Round(j.Score) > score.Round(total) {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: score %g above the maximum score %g of problem %s (the sum of its subtasks)", j.ID, j.Score, score.Round(total), pr.ID)
+	}
+	return nil
+}
+
 // judged returns the result of cell c in view v after the submission at at, which the view sees,
 // got a new verdict (it had was), when that follows from the cell's result without reading its other
 // submissions: the usual judgement of a cell's latest submission, and any judgement after a solve.
@@ -369,4 +413,15 @@ func (b *Board) unjudge(id string) {
 	case s.hasOlder:
 		b.dropOlder(s, skey, jkey)
 	}
+}
+
+// checkDEFCON refuses bounds of a DEF CON challenge other than its formula's: taken, they would read as the
+// challenge's bounds and change nothing. The formula's own are taken, as generated feeds and the admin page
+// write them.
+func checkDEFCON(pr *rankd.Problem) error {
+	if pr.Function == rankd.ValueDEFCON && (pr.Value != 0 && pr.Value != score.DEFCONInitial || pr.Minimum != 0 && pr.Minimum != score.DEFCONFloor) {
+		return rankd.Errorf(rankd.EINVALID, "problem %s: the DEF CON formula's bounds are fixed (%d to %d): leave value and minimum out (or give %d and %d), not %d and %d",
+			pr.ID, score.DEFCONFloor, score.DEFCONInitial, score.DEFCONInitial, score.DEFCONFloor, pr.Value, pr.Minimum)
+	}
+	return nil
 }

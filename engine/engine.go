@@ -618,6 +618,9 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		if err := e.checkLimits(c.board, &entries[i].Event); err != nil {
 			return err
 		}
+		if err := c.board.Admit(&entries[i].Event); err != nil {
+			return err
+		}
 		// Timing every event would cost a tenth of its apply (reading the clock is slow on virtual machines).
 		timed := i%applySample == 0
 		var applyBegin time.Time

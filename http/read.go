@@ -657,6 +657,9 @@ type problemStatsJSON struct {
 	Pending  int `json:"pending"`
 	// FirstSolveMS is the contest time of the first solve, in ms; absent when unsolved.
 	FirstSolveMS *int64 `json:"first_solve_ms,omitempty"`
+	// CurrentValue is what a CTF challenge is worth to each of its solvers now in the view, before bonuses
+	// (value is its initial value when it is dynamic).
+	CurrentValue *int64 `json:"current_value,omitempty"`
 }
 
 // getProblemStats returns each problem with its solves and attempts in a view: the public view during the
@@ -686,6 +689,13 @@ func (s *Server) getProblemStats(w http.ResponseWriter, r *http.Request) error {
 		for i, p := range probs {
 			out.Problems[i].problemJSON = problemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal,
 				RGB: p.RGB, Color: p.Color, MaxScore: p.MaxScore, Value: p.Value}
+			if b.Contest().Rules == rankd.CTF {
+				worth, err := b.ProblemValue(v, p.ID)
+				if err != nil {
+					return nil, err
+				}
+				out.Problems[i].CurrentValue = &worth
+			}
 			full[i] = p.MaxScore
 			if len(p.Subtasks) > 0 {
 				full[i] = 0

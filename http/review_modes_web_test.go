@@ -67,3 +67,31 @@ func TestBrowserReviewModesCTF(t *testing.T) {
 		t.Errorf("the label of a jury cell the public sees pending: got %q, want %q", got, want)
 	}
 }
+
+// The problem statistics of a CTF contest give each challenge's current value in the view: what its
+// solvers hold now, the frozen solve counted by the jury only.
+func TestCTFProblemCurrentValue(t *testing.T) {
+	e := MustOpen(t)
+	e.MustCTFContest(t)
+	for _, tt := range []struct {
+		query, token string
+		want         map[string]int64
+	}{
+		{"", "", map[string]int64{"A": 400, "B": 200}},
+		{"?view=jury", adminToken, map[string]int64{"A": 300, "B": 200}},
+	} {
+		var out struct {
+			Problems []struct {
+				ID           string `json:"id"`
+				Value        int64  `json:"value"`
+				CurrentValue *int64 `json:"current_value"`
+			}
+		}
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/problems"+tt.query, tt.token, nil, &out)
+		for _, p := range out.Problems {
+			if p.CurrentValue == nil || *p.CurrentValue != tt.want[p.ID] {
+				t.Errorf("%q, problem %s: got current value %v, want %d", tt.query, p.ID, p.CurrentValue, tt.want[p.ID])
+			}
+		}
+	}
+}

@@ -29,6 +29,13 @@ func Logarithmic(initial, minimum, decay int64, n int) int64 {
 	return max(v, minimum)
 }
 
+// The bounds of the DEF CON Quals formula, which it fixes: its value for one solver, and the floor it tends to
+// without reaching it.
+const (
+	DEFCONInitial = 500
+	DEFCONFloor   = 100
+)
+
 // DEFCON is the DEF CON Quals formula floor(100 + 400/(1 + 0.08·n·ln n)); n < 1 counts as 1. The conversion
 // keeps the compiler from fusing a multiply and an add, as in Logarithmic.
 func DEFCON(n int) int64 {

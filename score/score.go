@@ -155,7 +155,8 @@ func OI(subs []Sub, w Window, last bool) Result {
 }
 
 // IOI computes a cell under IOI rules: the sum over subtasks of the best score of each subtask across the
-// judged submissions. With no subtasks (n == 0) it is OI's best submission. best is scratch space of at
+// judged submissions. With no subtasks (n == 0) it is OI's best submission. Subtask scores past the n-th are
+// ignored: the board refuses judgements with more than their problem has. best is scratch space of at
 // least n elements, so that the hot path does not allocate. subs must be sorted by time.
 func IOI(subs []Sub, w Window, n int, best []float64) Result {
 	if n == 0 {

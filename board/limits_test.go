@@ -1,0 +1,146 @@
+package board_test
+
+import (
+	"strings"
+	"testing"
+
+	"rankd"
+	"rankd/board"
+)
+
+// TestScoreAboveMaximumRefused: a judgement scoring more than its problem allows (max_score, the subtasks'
+// number, maximums and sum) is refused as unprocessable, naming the limit, and changes nothing; one within
+// the limits, or on a problem without a known maximum, counts. A log stored before the rule still replays.
+func TestScoreAboveMaximumRefused(t *testing.T) {
+	setup := func(rules rankd.Rules) []rankd.Event {
+		oi := problemEv("oi", 0)
+		oi.Problem.MaxScore = 100
+		ioi := problemEv("ioi", 1)
+		ioi.Problem.Subtasks = []float64{20, 30, 50}
+		thirds := problemEv("thirds", 2)
+		thirds.Problem.Subtasks = []float64{33.333333, 33.333333, 33.333334}
+		evs := cat(scoreSetup(rankd.Contest{Rules: rules}, "t1"), []rankd.Event{oi, ioi, thirds, problemEv("free", 3)})
+		for _, p := range []string{"oi", "ioi", "thirds", "free"} {
+			evs = append(evs, subEv(p, "t1", p, m(10)))
+		}
+		return evs
+	}
+	for _, tt := range []struct {
+		name  string
+		rules rankd.Rules
+		ev    rankd.Event
+		limit string // in the message of the refusal; "" for none
+		score float64
+	}{
+		{"OI score above max_score", rankd.OI, scoreEv("j", "oi", m(11), 150), "maximum score 100", 0},
+		{"OI score at max_score", rankd.OI, scoreEv("j", "oi", m(11), 100), "", 100},
+		{"OI score without a known maximum", rankd.OI, scoreEv("j", "free", m(11), 150), "", 150},
+		{"IOI subtask above its maximum", rankd.IOI, scoreEv("j", "ioi", m(11), 0, 25, 30, 50), "subtask 1 above its maximum 20", 0},
+		{"IOI more subtask scores than subtasks", rankd.IOI, scoreEv("j", "ioi", m(11), 0, 20, 30, 50, 10), "4 subtask scores, but problem ioi has 3 subtasks", 0},
+		{"IOI whole score above the subtasks' sum", rankd.IOI, scoreEv("j", "ioi", m(11), 105), "maximum score 100", 0},
+		{"IOI full marks", rankd.IOI, scoreEv("j", "ioi", m(11), 0, 20, 30, 50), "", 100},
+		{"IOI fewer subtask scores", rankd.IOI, scoreEv("j", "ioi", m(11), 0, 20), "", 20},
+		{"IOI full marks of subtasks summing to 99.99999999999999", rankd.IOI, scoreEv("j", "thirds", m(11), 100), "", 100},
+		{"IOI score without a known maximum", rankd.IOI, scoreEv("j", "free", m(11), 150), "", 150},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := MustBoard(t, setup(tt.rules))
+			seq := b.Seq(rankd.JuryView)
+			err := admitApply(b, &tt.ev)
+			problem := tt.ev.Judgement.SubmissionID
+			if tt.limit != "" {
+				if _, err := MustBoard(t, setup(tt.rules)).Apply(&tt.ev); err != nil {
+					t.Errorf("replayed from a log stored before: got error %v, want it applied", err)
+				}
+				if rankd.ErrorCode(err) != rankd.EUNPROCESSABLE || !strings.Contains(err.Error(), tt.limit) {
+					t.Fatalf("got error %v, want %s naming %q", err, rankd.EUNPROCESSABLE, tt.limit)
+				}
+				if got := b.Seq(rankd.JuryView); got != seq {
+					t.Errorf("jury sequence after a refusal: got %d, want %d", got, seq)
+				}
+			} else if err != nil {
+				t.Fatalf("got error %v, want none", err)
+			}
+			if c := cellOf(t, b, rankd.JuryView, "t1", problem); c.Score != tt.score {
+				t.Errorf("cell %s: got score %v, want %v", problem, c.Score, tt.score)
+			}
+		})
+	}
+}
+
+// TestDEFCONBoundsFixed: the DEF CON formula fixes its bounds, so a value or minimum other than its own is
+// refused rather than silently ignored; its own, or none, are taken.
+func TestDEFCONBoundsFixed(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		value, minimum int64
+		refused        bool
+	}{
+		{"none", 0, 0, false},
+		{"the formula's own", 500, 100, false},
+		{"the formula's initial value alone", 500, 0, false},
+		{"another value", 1000, 0, true},
+		{"another minimum", 500, 50, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := MustBoard(t, ctfSetup(nil))
+			ev := ctfProblemEv("d", 9, tt.value, tt.minimum, 0, rankd.ValueDEFCON)
+			err := admitApply(b, &ev)
+			if _, err := MustBoard(t, ctfSetup(nil)).Apply(&ev); err != nil {
+				t.Errorf("replayed from a log stored before: got error %v, want it applied", err)
+			}
+			switch {
+			case tt.refused && (rankd.ErrorCode(err) != rankd.EINVALID || !strings.Contains(err.Error(), "fixed (100 to 500)")):
+				t.Fatalf("got error %v, want %s saying the bounds are fixed (100 to 500)", err, rankd.EINVALID)
+			case !tt.refused && err != nil:
+				t.Fatalf("got error %v, want none", err)
+			}
+			if got := len(b.Problems()); got != 4+boolInt(!tt.refused) {
+				t.Errorf("got %d problems, want %d", got, 4+boolInt(!tt.refused))
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestProblemValue: a challenge's value in a view is what its solvers hold there, before bonuses: the public
+// view does not count a frozen solve, the jury's does, a team view reads the public value.
+func TestProblemValue(t *testing.T) {
+	b := MustBoard(t, bloodSetup([]int64{50}, "a", "b", "c"), submit("1", "a", "N", m(10), "AC"), submit("2", "b", "N", m(250), "AC"))
+	for _, tt := range []struct {
+		view    rankd.View
+		problem string
+		want    int64
+		code    string
+	}{
+		{rankd.JuryView, "N", 450, ""},
+		{rankd.PublicView, "N", 500, ""},
+		{rankd.TeamView("b"), "N", 500, ""},
+		{rankd.JuryView, "S", 100, ""},
+		{rankd.JuryView, "nope", 0, rankd.ENOTFOUND},
+	} {
+		got, err := b.ProblemValue(tt.view, tt.problem)
+		if got != tt.want || rankd.ErrorCode(err) != tt.code {
+			t.Errorf("%s %s: got %d, %v; want %d, code %q", tt.view, tt.problem, got, err, tt.want, tt.code)
+		}
+	}
+	icpcBoard := MustBoard(t, icpcSetup("t1"))
+	if _, err := icpcBoard.ProblemValue(rankd.JuryView, "a"); rankd.ErrorCode(err) != rankd.EUNPROCESSABLE {
+		t.Errorf("ICPC problem: got %v, want %s", err, rankd.EUNPROCESSABLE)
+	}
+}
+
+// admitApply applies ev as a server applies an event it is sent: if Admit takes it.
+func admitApply(b *board.Board, ev *rankd.Event) error {
+	if err := b.Admit(ev); err != nil {
+		return err
+	}
+	_, err := b.Apply(ev)
+	return err
+}
