@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 	"rankd/ccs"
 	"rankd/ccs/ccstest"
 	main "rankd/cmd/rankd"
+	"rankd/gen"
 )
 
 // MustRun runs a rankd command and returns its standard output, failing the test on error.
@@ -324,5 +326,50 @@ func TestCLIMessages(t *testing.T) {
 		if got := strings.Contains(out, "Frozen from"); got != tt.frozen {
 			t.Errorf("--at %s: says frozen %t, want %t", tt.at, got, tt.frozen)
 		}
+	}
+}
+
+// A public board whose frozen results have all been revealed, step by step, does not say that later
+// submissions show as pending.
+func TestStandingsTextRevealed(t *testing.T) {
+	var buf bytes.Buffer
+	w := ccs.NewWriter(&buf)
+	b := board.New()
+	err := gen.Generate(gen.Config{Seed: 2, ContestID: "c", Teams: 20, Problems: 5, Submissions: 400}, func(ev rankd.Event) error {
+		if _, err := b.Apply(&ev); err != nil {
+			return err
+		}
+		return w.Write(ev)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, remaining := b.Reveal(); remaining == 0 {
+		t.Fatal("the generated contest has nothing frozen to reveal")
+	}
+	for {
+		step, next, _ := b.Reveal()
+		if next == nil {
+			break
+		}
+		ev := rankd.Event{Type: rankd.EventReveal, ID: strconv.Itoa(step + 1),
+			Reveal: &rankd.Reveal{Step: step + 1, TeamID: next.TeamID, ProblemID: next.ProblemID}}
+		if _, err := b.Apply(&ev); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	revealed := filepath.Join(t.TempDir(), "revealed.ndjson")
+	if err := os.WriteFile(revealed, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := MustRun(t, "standings", "--feed", revealed)
+	if strings.Contains(out, "show as pending") || !strings.Contains(out, "every result since revealed") {
+		t.Errorf("got\n%.300s\nwant it to say every frozen result is revealed", out)
 	}
 }

@@ -272,7 +272,11 @@ func writeText(w io.Writer, b *board.Board, st rankd.Standings, at atTime) error
 	fmt.Fprintf(w, "%s (%s) — %s view, %d teams ranked\n", printable(name), c.Rules, st.View, st.Total)
 	if ft := c.FreezeTime(); ft < c.Duration && st.View.Kind != rankd.ViewJury && !b.State().Revealed() &&
 		(!at.set || at.contestTime(b) >= ft) {
-		fmt.Fprintf(w, "Frozen from %s: later submissions show as pending (?)\n", ccs.FormatRelTime(ft))
+		if step, _, remaining := b.Reveal(); step > 0 && remaining == 0 && !at.set {
+			fmt.Fprintf(w, "Frozen from %s, and every result since revealed\n", ccs.FormatRelTime(ft))
+		} else {
+			fmt.Fprintf(w, "Frozen from %s: later submissions show as pending (?)\n", ccs.FormatRelTime(ft))
+		}
 	}
 	head := []string{"Rank", "Team", "Solved", "Time"}
 	if c.Rules != rankd.ICPC {
