@@ -16,6 +16,7 @@ const (
 	EUNAUTHORIZED   = "unauthorized"    // no or bad credentials
 	EFORBIDDEN      = "forbidden"       // credentials without the right
 	ETOOLARGE       = "too_large"       // request or value beyond a limit
+	EUNSUPPORTED    = "unsupported"     // a request body in an encoding or format not read here
 	EUNAVAILABLE    = "unavailable"     // a dependency is down; retry later
 	ENOTIMPLEMENTED = "not_implemented" // a feature this configuration does not offer
 )

@@ -133,8 +133,10 @@ func requestBody(w http.ResponseWriter, r *http.Request, limit int64) (io.Reader
 		}
 		return http.MaxBytesReader(w, zr, limit), 0, nil
 	default:
-		// Read as it is, another encoding would be taken for malformed lines, each rejected.
-		return nil, 0, rankd.Errorf(rankd.EINVALID, "Content-Encoding %q is not supported: send the body as it is, or gzip-compressed", enc)
+		// Read as it is, another encoding would be taken for malformed lines, each rejected. The answer says
+		// which encodings are read (RFC 9110, 12.5.3).
+		w.Header().Set("Accept-Encoding", "gzip")
+		return nil, 0, rankd.Errorf(rankd.EUNSUPPORTED, "Content-Encoding %q is not supported: send the body as it is, or gzip-compressed", enc)
 	}
 }
 

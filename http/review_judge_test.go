@@ -96,16 +96,20 @@ func TestJudgeContentEncoding(t *testing.T) {
 	if a.Accepted != 1 {
 		t.Errorf("gzip JSON: got %+v, want 1 accepted", a)
 	}
-	tests := []struct{ name, encoding, body string }{
-		{"not gzip", "gzip", judgeLine("s13", 3) + "\n"},
-		{"brotli", "br", judgeLine("s13", 3) + "\n"},
+	tests := []struct {
+		name, encoding, body string
+		status               int
+		code                 string
+	}{
+		{"not gzip", "gzip", judgeLine("s13", 3) + "\n", http.StatusBadRequest, "invalid"},
+		{"brotli", "br", judgeLine("s13", 3) + "\n", http.StatusUnsupportedMediaType, "unsupported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := mustPostRaw(t, e, "/api/v1/contests/c1/events", map[string]string{"Content-Type": "application/x-ndjson", "Content-Encoding": tt.encoding},
-				[]byte(tt.body), http.StatusBadRequest)
-			if a.Code != "invalid" || !strings.Contains(a.Message, "gzip") {
-				t.Errorf("got %+v, want invalid saying what to send", a)
+				[]byte(tt.body), tt.status)
+			if a.Code != tt.code || !strings.Contains(a.Message, "gzip") {
+				t.Errorf("got %+v, want %s saying what to send", a, tt.code)
 			}
 		})
 	}

@@ -315,6 +315,7 @@ var statuses = map[string]int{
 	rankd.EUNAUTHORIZED:   http.StatusUnauthorized,
 	rankd.EFORBIDDEN:      http.StatusForbidden,
 	rankd.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+	rankd.EUNSUPPORTED:    http.StatusUnsupportedMediaType,
 	rankd.EUNAVAILABLE:    http.StatusServiceUnavailable,
 	rankd.ENOTIMPLEMENTED: http.StatusNotImplemented,
 }
