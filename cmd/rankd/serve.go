@@ -173,7 +173,11 @@ func (s *Server) Open(ctx context.Context) error {
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
 		return errors.Join(err, s.finalizer.Stop(ctx), s.closeStores())
 	}
-	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), slog.String("data", s.DataDir))
+	where := slog.String("data", s.DataDir)
+	if s.PostgresURL != "" {
+		where = slog.String("store", "postgres") // the URL may hold a password
+	}
+	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), where)
 	if s.DebugAddr != "" {
 		if err := s.serveDebug(); err != nil {
 			return errors.Join(err, s.http.Shutdown(ctx), s.closeStores())

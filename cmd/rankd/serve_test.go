@@ -453,6 +453,9 @@ func TestServeOverPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := StartRankd(t, t.TempDir(), "--postgres", u)
+	if logs := p.Logs(); !strings.Contains(logs, `"store":"postgres"`) || strings.Contains(logs, `"data":`) {
+		t.Errorf("the log over PostgreSQL: got\n%s\nwant it to name the store, not a data directory it does not use", logs)
+	}
 	for _, batch := range splitLines(data, 1000) {
 		if _, err := postFeed(p.URL, "euc2025", batch); err != nil {
 			t.Fatal(err)
