@@ -37,8 +37,11 @@ type pushRow = stream.Row
 
 // diffFrame is the body of a diff event.
 type diffFrame struct {
-	Seq     uint64    `json:"seq"`
-	BaseSeq uint64    `json:"base_seq"`
+	Seq     uint64 `json:"seq"`
+	BaseSeq uint64 `json:"base_seq"`
+	// Frozen says whether the view hides verdicts, as the snapshot's: a page learns of a freeze by hand (or
+	// of the clock's) with the first frame it changes.
+	Frozen  bool      `json:"frozen"`
 	Rows    []pushRow `json:"rows"`
 	Removed []string  `json:"removed,omitempty"`
 }
@@ -256,7 +259,7 @@ func markOwn(b *board.Board, ch *channel) {
 func (h *hub) frame(b *board.Board, ch *channel) {
 	v := ch.view
 	seq := b.Seq(v)
-	f := diffFrame{Seq: seq, BaseSeq: ch.seq, Rows: []pushRow{}}
+	f := diffFrame{Seq: seq, BaseSeq: ch.seq, Frozen: h.s.frozen(b, v), Rows: []pushRow{}}
 	teams := make([]string, 0, len(ch.dirty))
 	for t := range ch.dirty {
 		teams = append(teams, t)

@@ -275,3 +275,22 @@ func (g *gate) Drop() {
 		delete(g.conns, c)
 	}
 }
+
+// A freeze by hand shows on an open page with the first frame that hides a verdict, not at the page's next
+// regular read of the contest (every 30 s).
+func TestBrowserFreezeByHandWhileOpen(t *testing.T) {
+	e := MustOpen(t)
+	e.now = contestStart.Add(2 * time.Hour)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
+	tb := MustBrowser(t).Tab(t, e.URL)
+	tb.Go("/contests/c1")
+	tb.Wait("the live board", `document.getElementById("state").textContent === "Live" && document.getElementById("banner").hidden`)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/freeze", adminToken, nil, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s9","team_id":"t1","problem_id":"A","contest_time":"2:00:00"}}`,
+		`{"type":"judgements","data":{"id":"j9","submission_id":"s9","judgement_type_id":"AC","start_contest_time":"2:00:00"}}`,
+	}, "\n")+"\n", nil)
+	tb.Wait("the pending cell", `document.querySelectorAll(".c.prob.pending").length === 1`)
+	tb.Wait("the banner saying the board is frozen (within 10 s: the page reads the contest every 30 s)",
+		`!document.getElementById("banner").hidden && document.getElementById("banner").textContent.includes("frozen since")`)
+}

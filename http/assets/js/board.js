@@ -381,8 +381,10 @@ function follow() {
       $("own").hidden = table.ownTeam === "";
       show(changed, true);
       reveal.refresh(); // while it watches: the public view of an ended contest
-      // Verdicts of frozen submissions during the freeze: the board was thawed (the contest says so).
+      // Verdicts of frozen submissions during the freeze: the board was thawed (the contest says so). A
+      // frame that hides verdicts while the page knows of no freeze: frozen by hand, or by the clock.
       if (changed !== null && board.resolved > 0 && contest.phase === "frozen" && view !== "jury") refreshSoon();
+      if (changed !== null && view !== "jury" && board.frozen && !publicFrozen() && !hiddenUntilEnd()) refreshSoon();
       const ms = performance.now() - started;
       if (changed === null) {
         stats.snapshots++;

@@ -24,12 +24,15 @@ export class Board {
     // resolved counts the cells of the last diff whose pending submissions got verdicts, in rows other
     // than the view's own team: on a frozen board, a sign that it was thawed.
     this.resolved = 0;
+    // frozen is whether the view hid verdicts at the last snapshot, page or diff, as the server says.
+    this.frozen = false;
   }
 
   // applySnapshot replaces the board with a snapshot's rows.
   applySnapshot(s) {
     this.seq = s.seq;
     this.view = s.view;
+    this.frozen = s.frozen;
     this.#replace(s.rows, true);
     this.#rank(0, Infinity);
   }
@@ -38,6 +41,7 @@ export class Board {
   // (which says nothing of the view).
   replaceRanked(page) {
     this.seq = page.seq;
+    if ("frozen" in page) this.frozen = page.frozen;
     if ("view" in page) this.view = page.view;
     this.#replace(page.rows, false);
     page.rows.forEach((r, i) => { r.pos = i; });
@@ -63,6 +67,7 @@ export class Board {
     const listed = new Map(d.rows.map((r) => [r.team_id, r]));
     const out = new Set([...listed.keys(), ...(d.removed || [])]);
     this.resolved = 0;
+    if ("frozen" in d) this.frozen = d.frozen;
     // Out go the listed and removed rows, from the last position up, so each leaves the others' in place.
     const gone = [];
     for (const id of out) {
