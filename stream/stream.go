@@ -198,6 +198,15 @@ type statusError struct {
 
 func (e *statusError) Error() string { return fmt.Sprintf("stream: status %d: %s", e.status, e.body) }
 
+// permanent reports whether the same request would be refused again whatever the wait.
+func (e *statusError) permanent() bool {
+	switch e.status {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden:
+		return true
+	}
+	return false
+}
+
 // Board returns a copy of the board as it is now and whether it has one yet.
 func (f *Follower) Board() (Board, bool) {
 	f.mu.Lock()
@@ -213,13 +222,19 @@ func (f *Follower) Stats() (reconnects, gaps int) {
 }
 
 // Run follows the stream until ctx is done, reconnecting after errors: at once, after a short pause, when the
-// stream broke off or missed a frame; after the server's retry delay when it refused the stream (too many
-// streams open, a contest not there yet), so that followers do not hammer a server that said no.
+// stream broke off or missed a frame; after the server's retry delay when it refused the stream for now (too
+// many streams open, a contest not there yet, the server unavailable), so that followers do not hammer a
+// server that said no. A refusal that asking again cannot change (a bad request, a token refused or not
+// allowed the view) ends it with that error.
 func (f *Follower) Run(ctx context.Context) error {
 	for {
 		err := f.follow(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		var refused *statusError
+		if errors.As(err, &refused) && refused.permanent() {
+			return err
 		}
 		pause := 50 * time.Millisecond
 		f.mu.Lock()
