@@ -734,7 +734,13 @@ func TestThawFinalizesAgain(t *testing.T) {
 // mustPost posts to url with token and no body, and wants 200.
 func mustPost(tb testing.TB, url, token string) {
 	tb.Helper()
-	req, err := http.NewRequest("POST", url, nil)
+	mustRequest(tb, "POST", url, token)
+}
+
+// mustRequest asks url with method and token, no body, and wants 200.
+func mustRequest(tb testing.TB, method, url, token string) {
+	tb.Helper()
+	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -746,7 +752,7 @@ func mustPost(tb testing.TB, url, token string) {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(resp.Body)
-		tb.Fatalf("POST %s: got %d, want 200: %s", url, resp.StatusCode, body)
+		tb.Fatalf("%s %s: got %d, want 200: %s", method, url, resp.StatusCode, body)
 	}
 }
 
@@ -777,7 +783,7 @@ func TestFinalServedOnceDone(t *testing.T) {
 	}
 	fc.mustFinalize(t, 2)
 	fs.Finalizer = statusFinalizer{version: 2}
-	mustGetStatus(t, fs.URL+"/api/v1/contests/c/finalize", adminToken)
+	mustRequest(t, "GET", fs.URL+"/api/v1/contests/c/finalize", adminToken)
 	if got := fs.mustGetFinal(t, true); got.Version != 2 {
 		t.Errorf("after the server reported version 2 done: got version %d, want 2", got.Version)
 	}
@@ -825,23 +831,4 @@ func mustGetRaw(tb testing.TB, url string) (body, etag string) {
 		tb.Fatalf("GET %s: got %d, %v: %s", url, resp.StatusCode, err, b)
 	}
 	return string(b), resp.Header.Get("ETag")
-}
-
-// mustGetStatus GETs url with token and wants 200.
-func mustGetStatus(tb testing.TB, url, token string) {
-	tb.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		tb.Fatalf("GET %s: got %d: %s", url, resp.StatusCode, b)
-	}
 }

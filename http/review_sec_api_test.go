@@ -125,14 +125,21 @@ func TestExportTeamTokenAndErrors(t *testing.T) {
 // time says nothing of it.
 func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
 	env, store := MustOpenHolding(t)
-	paths := []string{"/api/contests", "/api/contests/c1", "/api/contests/c1/state", "/contests/c1", "/admin/contests/c1"}
+	checkServedDuringHiddenCommit(t, env, store,
+		"/api/contests", "/api/contests/c1", "/api/contests/c1/state", "/contests/c1", "/admin/contests/c1")
+}
+
+// checkServedDuringHiddenCommit GETs each path, without a token, while the store holds the commit of a frozen
+// judgement, and wants each answered 200 within 2 s.
+func checkServedDuringHiddenCommit(t *testing.T, env *env, store *blockingStore, paths ...string) {
+	t.Helper()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
 			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
 	}()
-	<-store.holding // the frozen judgement's commit is under way, holding the board
+	<-store.holding // the frozen judgement's commit is under way, held
 	for _, p := range paths {
 		if code, ok := getWithin(env.URL+p, 2*time.Second); !ok {
 			t.Errorf("GET %s waited for the commit", p)
@@ -149,28 +156,12 @@ func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
 func TestPublicReadsDoNotWaitForHiddenSyncs(t *testing.T) {
 	env, store := MustOpenHolding(t)
 	store.syncing = true
-	paths := []string{"/api/v1/contests", "/api/v1/contests/c1", "/api/v1/contests/c1/scoreboard?offset=1&limit=1",
-		"/api/v1/contests/c1/scoreboard/teams/t1", "/api/v1/contests/c1/problems", "/api/v1/contests/c1/teams",
-		"/api/v1/contests/c1/submissions", "/api/v1/contests/c1/awards", "/api/v1/contests/c1/reveal",
-		"/api/v1/contests/c1/export?format=csv", "/api/contests/c1/scoreboard", "/api/contests/c1/awards",
-		"/api/contests/c1/teams", "/api/contests/c1/problems", "/api/contests/c1/groups",
-		"/api/contests/c1/organizations", "/api/contests/c1/judgement-types", "/contests/c1"}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
-			`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
-	}()
-	<-store.holding // the frozen judgement is applied, its commit waiting for the disk
-	for _, p := range paths {
-		if code, ok := getWithin(env.URL+p, 2*time.Second); !ok {
-			t.Errorf("GET %s waited for the commit", p)
-		} else if code != http.StatusOK {
-			t.Errorf("GET %s during a commit: got %d, want 200", p, code)
-		}
-	}
-	store.hold <- struct{}{}
-	<-done
+	checkServedDuringHiddenCommit(t, env, store, "/api/v1/contests", "/api/v1/contests/c1",
+		"/api/v1/contests/c1/scoreboard?offset=1&limit=1", "/api/v1/contests/c1/scoreboard/teams/t1",
+		"/api/v1/contests/c1/problems", "/api/v1/contests/c1/teams", "/api/v1/contests/c1/submissions",
+		"/api/v1/contests/c1/awards", "/api/v1/contests/c1/reveal", "/api/v1/contests/c1/export?format=csv",
+		"/api/contests/c1/scoreboard", "/api/contests/c1/awards", "/api/contests/c1/teams", "/api/contests/c1/problems",
+		"/api/contests/c1/groups", "/api/contests/c1/organizations", "/api/contests/c1/judgement-types", "/contests/c1")
 }
 
 // The public stream's frames do not wait for the sync of a commit of hidden verdicts, though the jury's
