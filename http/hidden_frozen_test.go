@@ -11,16 +11,7 @@ import (
 // until the end is recorded, in pages, the past's pages and the stream's snapshot; the jury's is not.
 func TestHiddenUntilEndIsFrozen(t *testing.T) {
 	e := MustOpen(t)
-	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, map[string]any{
-		"contest": map[string]any{"id": "c1", "name": "OI", "start_time": contestStart.Format(time.RFC3339),
-			"duration": "5:00:00", "scoreboard_type": "score", "rankd": map[string]any{"rules": "oi", "hide_until_end": true}},
-		"problems": []any{map[string]any{"id": "A", "label": "A", "name": "Apples", "ordinal": 0, "max_score": 100}},
-		"teams":    []any{map[string]any{"id": "t1", "name": "Alpha"}},
-	}, nil)
-	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
-		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
-		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"WA","score":40,"start_contest_time":"0:31:00"}}`,
-	}, "\n")+"\n", nil)
+	e.MustHiddenOIContest(t)
 	team := e.MustTeamToken(t, "t1")
 	check := func(when string, cases map[string]bool) {
 		t.Helper()
@@ -50,4 +41,19 @@ func TestHiddenUntilEndIsFrozen(t *testing.T) {
 		`{"type":"state","data":{"started":"`+contestStart.Format(time.RFC3339)+`","ended":"`+
 			contestStart.Add(4*time.Hour).Format(time.RFC3339)+`"}}`+"\n", nil)
 	check("ended", map[string]bool{"": false, "?view=team": false, "?view=jury": false})
+}
+
+// MustHiddenOIContest creates an OI contest hidden until its end, teams t1 and t3, and t1's 40 points on A.
+func (e *env) MustHiddenOIContest(tb testing.TB) {
+	tb.Helper()
+	e.MustDo(tb, http.StatusCreated, "POST", "/api/v1/contests", adminToken, map[string]any{
+		"contest": map[string]any{"id": "c1", "name": "OI", "start_time": contestStart.Format(time.RFC3339),
+			"duration": "5:00:00", "scoreboard_type": "score", "rankd": map[string]any{"rules": "oi", "hide_until_end": true}},
+		"problems": []any{map[string]any{"id": "A", "label": "A", "name": "Apples", "ordinal": 0, "max_score": 100}},
+		"teams":    []any{map[string]any{"id": "t1", "name": "Alpha"}, map[string]any{"id": "t3", "name": "Charlie"}},
+	}, nil)
+	e.MustDo(tb, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
+		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"WA","score":40,"start_contest_time":"0:31:00"}}`,
+	}, "\n")+"\n", nil)
 }

@@ -246,16 +246,7 @@ func TestBrowserReviewUIModelRanks(t *testing.T) {
 // pending with nothing to tell why.
 func TestBrowserReviewUIHiddenUntilEnd(t *testing.T) {
 	e := MustOpen(t)
-	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, map[string]any{
-		"contest": map[string]any{"id": "c1", "name": "OI", "start_time": contestStart.Format(time.RFC3339),
-			"duration": "5:00:00", "scoreboard_type": "score", "rankd": map[string]any{"rules": "oi", "hide_until_end": true}},
-		"problems": []any{map[string]any{"id": "A", "label": "A", "name": "Apples", "ordinal": 0, "max_score": 100}},
-		"teams":    []any{map[string]any{"id": "t1", "name": "Alpha"}, map[string]any{"id": "t3", "name": "Charlie"}},
-	}, nil)
-	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
-		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
-		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"WA","score":40,"start_contest_time":"0:31:00"}}`,
-	}, "\n")+"\n", nil)
+	e.MustHiddenOIContest(t)
 	b := MustBrowser(t)
 	public := b.Tab(t, e.URL)
 	public.Go("/contests/c1")
