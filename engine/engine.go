@@ -639,7 +639,7 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		return nil
 	}
 	ctx = rankd.WithDecided(ctx, func() {
-		if judging && c.board.Seq(rankd.PublicView) == public {
+		if locked && judging && c.board.Seq(rankd.PublicView) == public { // once, whatever the store
 			c.board.Settle()
 			c.mu.Unlock()
 			locked = false

@@ -85,6 +85,9 @@ type contestChannels struct {
 	// rebuilt a board from the log, where it reports only the jury and public views.
 	ownCheck bool
 	teams    int // team-view channels
+	// syncing says that a goroutine waits for a commit's sync to make the frames of the views other than the
+	// public one (see flush).
+	syncing bool
 }
 
 type channel struct {
@@ -180,20 +183,13 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 		// Under the contest's read lock no commit can slip between taking the changed rows and reading
 		// them. The public view's channels do not wait for the sync of a commit that leaves that view as it
 		// was (see engine.Engine.ReadPublic), nor for the other channels: their frames' times must say
-		// nothing of hidden verdicts. The others are left for a moment while such a sync goes on.
+		// nothing of hidden verdicts.
 		err := h.s.Engine.ReadPublic(id, func(b *board.Board, _ int64) error {
 			h.flushContest(b, id, now, &wait, true)
 			return nil
 		})
 		if err == nil {
-			var read bool
-			read, err = h.s.Engine.TryRead(id, func(b *board.Board, _ int64) error {
-				h.flushContest(b, id, now, &wait, false)
-				return nil
-			})
-			if !read && (wait == 0 || syncRetry < wait) {
-				wait = syncRetry
-			}
+			err = h.flushPrivate(id, now, &wait)
 		}
 		if err != nil {
 			h.s.Logger.Warn("push: contest gone", "contest", id)
@@ -202,9 +198,46 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 	return wait
 }
 
-// syncRetry is how soon the frames of the views other than the public one are tried again when a commit's
-// sync held them up.
-const syncRetry = 2 * time.Millisecond
+// flushPrivate makes the due frames of a contest's views other than the public one. While a commit waits
+// for the disk, a goroutine of its own waits to make them (let in when the sync ends, however busy the
+// committer), and the frames of other contests and of the public view go on.
+func (h *hub) flushPrivate(id string, now time.Time, wait *time.Duration) error {
+	h.mu.Lock()
+	cc := h.contests[id]
+	busy := cc == nil || cc.syncing
+	h.mu.Unlock()
+	if busy {
+		return nil
+	}
+	read, err := h.s.Engine.TryRead(id, func(b *board.Board, _ int64) error {
+		h.flushContest(b, id, now, wait, false)
+		return nil
+	})
+	if read {
+		return err
+	}
+	h.mu.Lock()
+	cc.syncing = true
+	h.mu.Unlock()
+	go func() {
+		var later time.Duration // the loop works it out again when kicked
+		err := h.s.Engine.Read(id, func(b *board.Board, _ int64) error {
+			h.flushContest(b, id, time.Now(), &later, false)
+			return nil
+		})
+		if err != nil {
+			h.s.Logger.Warn("push: contest gone", "contest", id)
+		}
+		h.mu.Lock()
+		cc.syncing = false
+		h.mu.Unlock()
+		select {
+		case h.kick <- struct{}{}:
+		default:
+		}
+	}()
+	return nil
+}
 
 // flushContest makes the frames of a contest's channels that are due: the public view's, or the others.
 func (h *hub) flushContest(b *board.Board, id string, now time.Time, wait *time.Duration, public bool) {

@@ -209,6 +209,40 @@ func TestPublicFramesDoNotWaitForHiddenSyncs(t *testing.T) {
 	}
 }
 
+// The jury's stream gets the frame of a commit as soon as its sync ends, though the next commit starts at
+// once and waits for the disk in turn: a busy committer kept the jury's and the teams' frames waiting.
+func TestJuryFramesBetweenBusyCommits(t *testing.T) {
+	env, store := MustOpenHolding(t)
+	store.syncing = true
+	jury, _ := env.MustStream(t, "?view=jury", map[string]string{"Authorization": "Bearer " + adminToken})
+	for _, want := range []string{"retry", "snapshot"} {
+		if ev := nextFrame(jury); ev.name != want {
+			t.Fatalf("got %+v, want %s", ev, want)
+		}
+	}
+	store.always = true
+	post := func(body string) chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken, body)
+		}()
+		return done
+	}
+	first := post(`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
+	<-store.holding // the first commit waits for the disk; its jury frame waits for it
+	time.Sleep(100 * time.Millisecond)
+	second := post(`{"id":"j4","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:21:00"}`)
+	store.hold <- struct{}{}
+	<-first
+	<-store.holding // the second commit waits for the disk
+	if ev := nextFrame(jury); ev.name != "diff" || !strings.Contains(ev.data, `"t2"`) {
+		t.Errorf("the jury's stream while the next commit syncs: got %+v, want the diff of t2's solve", ev)
+	}
+	store.hold <- struct{}{}
+	<-second
+}
+
 // The public big screen goes on while a commit (of a frozen judgement) holds the board: its frames come
 // from the cache, so neither its pings nor its frames wait, and their time says nothing of the commit.
 func TestBigScreenDoesNotWaitForCommits(t *testing.T) {
