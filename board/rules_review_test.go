@@ -9,20 +9,21 @@ import (
 )
 
 // TestFrozenSubmissionResentMovesNoPublicSeq: a frozen submission sent again with another frozen time, in
-// its cell, changes nothing public, so the public sequence must not move (principle 5): the board took it
-// out of its cell and put it back, and the public view saw one pending submission less, then one more.
+// its cell, changes no public standing: the board took it out of its cell and put it back, and the public
+// view saw one pending submission less, then one more, which must not show. The submissions list shows its
+// new time, so the public view takes one sequence number, with the row as it was.
 func TestFrozenSubmissionResentMovesNoPublicSeq(t *testing.T) {
 	b := MustBoard(t, icpcSetup("t1", "t2"), submit("1", "t1", "a", m(250), "AC"))
 	seq := b.Seq(rankd.PublicView)
 	before := MustStandings(t, b, rankd.PublicView)
 	ch := mustApply(t, b, subEv("1", "t1", "a", m(260)))
 	after := MustStandings(t, b, rankd.PublicView)
-	if got := b.Seq(rankd.PublicView); got != seq {
-		t.Errorf("public sequence: got %d, want %d", got, seq)
+	if got := b.Seq(rankd.PublicView); got != seq+1 {
+		t.Errorf("public sequence: got %d, want %d (the list shows the new time)", got, seq+1)
 	}
 	for _, d := range ch.Diffs {
-		if d.View.Kind == rankd.ViewPublic {
-			t.Errorf("got a public diff %+v, want none", d)
+		if d.View.Kind == rankd.ViewPublic && (len(d.Rows) != 1 || d.Rows[0].Moved) {
+			t.Errorf("got a public diff %+v, want t1's row, not moved", d)
 		}
 	}
 	after.Seq = before.Seq
@@ -68,6 +69,36 @@ func TestOrganizationRenameMovesTheViews(t *testing.T) {
 		after := [2]uint64{b.Seq(rankd.PublicView), b.Seq(rankd.JuryView)}
 		if moved := after[0] > before[0] && after[1] > before[1]; moved != tc.move || (!tc.move && after != before) {
 			t.Errorf("%s: got sequences %v then %v, want moved %v", tc.name, before, after, tc.move)
+		}
+	}
+}
+
+// TestListedSubmissionsMoveTheirViews: what the submissions list shows of a submission (its coming, its
+// verdict) moves the views that list it, though no cell shows it (after the cell's solve): a list kept by
+// sequence number stayed as it was. A frozen one's verdict moves the jury's and the team's own view, never
+// the public's.
+func TestListedSubmissionsMoveTheirViews(t *testing.T) {
+	b := MustBoard(t, icpcSetup("t1", "t2"), submit("1", "t1", "a", m(10), "AC"))
+	for _, tt := range []struct {
+		name              string
+		ev                rankd.Event
+		jury, public, own uint64 // how far each view's sequence moves
+	}{
+		{"a submission after the solve", subEv("2", "t1", "a", m(20)), 1, 1, 0},
+		{"its verdict", judgeEv("j2", "2", "WA", m(21)), 1, 1, 0},
+		{"a frozen submission after the solve", subEv("3", "t1", "a", m(250)), 1, 1, 0},
+		{"its verdict", judgeEv("j3", "3", "WA", m(251)), 1, 0, 1},
+	} {
+		jury, public, own := b.Seq(rankd.JuryView), b.Seq(rankd.PublicView), b.Seq(rankd.TeamView("t1"))-b.Seq(rankd.PublicView)
+		mustApply(t, b, tt.ev)
+		if got := b.Seq(rankd.JuryView) - jury; got != tt.jury {
+			t.Errorf("%s: the jury's sequence moved %d, want %d", tt.name, got, tt.jury)
+		}
+		if got := b.Seq(rankd.PublicView) - public; got != tt.public {
+			t.Errorf("%s: the public sequence moved %d, want %d", tt.name, got, tt.public)
+		}
+		if got := b.Seq(rankd.TeamView("t1")) - b.Seq(rankd.PublicView) - own; got != tt.own {
+			t.Errorf("%s: t1's own part of its sequence moved %d, want %d", tt.name, got, tt.own)
 		}
 	}
 }

@@ -77,12 +77,13 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		if !exists {
 			return nil
 		}
-		b.take(old, key)
+		s := b.take(old, key)
 		delete(b.subtasks, key)
 		delete(b.older, key)
 		b.place(id, key, numeric, -1)
 		b.stats.Submissions--
 		b.recompute(old)
+		b.listChanged(old, s.time, false)
 		return nil
 	}
 	in := ev.Submission
@@ -108,17 +109,33 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 		s.time = at
 		if old != ci {
 			b.recompute(old)
+			b.listChanged(old, at, false)
 		}
 	} else {
 		b.stats.Submissions++
 	}
 	b.place(id, key, numeric, ci)
+	b.listChanged(ci, at, false)
 	if !exists && b.appendPending(ci, s) {
 		return nil
 	}
 	b.insert(ci, s)
 	b.recompute(ci)
 	return nil
+}
+
+// listChanged records that the submissions list shows a submission of cell ci, made at time at, otherwise:
+// its coming, going or moving, or with verdict its verdict. The views whose list shows that (the jury's,
+// the team's own, and the public's unless the verdict is one it does not see) take their next sequence
+// number even when no cell shows it (a submission after the cell's solve): a list kept by sequence number
+// would otherwise stay as it was. The public view of a team not on it does not move (mark).
+func (b *Board) listChanged(ci int, at int64, verdict bool) {
+	t := int32(ci / len(b.problems))
+	b.mark(jury, t)
+	b.teams[t].ownDirty = b.epoch
+	if !verdict || at < b.hideFrom(public, ci) {
+		b.mark(public, t)
+	}
 }
 
 // appendPending adds a new, unjudged submission s to cell ci when it comes after every submission of the
@@ -240,6 +257,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		b.count(s, skey, nj)
 	}
 	b.stats.Judgements++
+	b.listChanged(ci, s.time, true)
 	// A verdict counts only within the contest, and the public view does not see it from hideFrom on: the
 	// views that cannot see it keep their cells as they are.
 	if s.time < 0 || s.time >= b.dur {
@@ -410,6 +428,7 @@ func (b *Board) unjudge(id string) {
 		b.promote(s, skey)
 		b.stats.Judgements++
 		b.recompute(ci)
+		b.listChanged(ci, s.time, true)
 	case s.hasOlder:
 		b.dropOlder(s, skey, jkey)
 	}

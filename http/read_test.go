@@ -105,3 +105,38 @@ func TestScoreboardGzip(t *testing.T) {
 		t.Errorf("got %+v, %v; want the page of 3 teams", sb, err)
 	}
 }
+
+// A submission after its team's solve, and its verdict, show in the submissions lists already read (cached
+// by the view's sequence number, which they now move), the public's and the jury's.
+func TestSubmissionsListAfterASolve(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	list := func(token string) string {
+		path := "/api/v1/contests/c1/submissions?team=t1"
+		if token != "" {
+			path += "&view=jury"
+		}
+		r := e.Do(t, "GET", path, token, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s: got %d: %s", path, r.Status, r.Body)
+		}
+		return string(r.Body)
+	}
+	for _, token := range []string{"", adminToken} {
+		list(token) // cached
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
+		`{"id":"s9","team_id":"t1","problem_id":"A","contest_time":"1:30:00"}`, nil)
+	for _, token := range []string{"", adminToken} {
+		if got := list(token); !strings.Contains(got, `"s9"`) {
+			t.Errorf("token %q: got %s, want s9 listed", token, got)
+		}
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j9","submission_id":"s9","judgement_type_id":"WA","start_contest_time":"1:31:00"}`, nil)
+	for _, token := range []string{"", adminToken} {
+		if got := list(token); !strings.Contains(got, `"id":"s9","team_id":"t1","problem_id":"A","contest_time":"1:30:00.000","judgement_type_id":"WA"`) {
+			t.Errorf("token %q: got %s, want s9 with its WA", token, got)
+		}
+	}
+}
