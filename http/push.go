@@ -3,11 +3,14 @@ package http
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"rankd"
 	"rankd/board"
@@ -72,6 +75,24 @@ type hub struct {
 	kick chan struct{}
 	// tick is the least time between two frames of a channel.
 	tick time.Duration
+
+	// snaps are the latest snapshot of each view followed, shared by its subscribers of that version (a board
+	// of 10,000 teams is megabytes and tens of milliseconds to render: a burst of connections rendered one
+	// each); dropped with the view's last follower.
+	snapMu     sync.Mutex
+	snaps      map[snapKey]snapEntry
+	snapRender singleflight.Group
+}
+
+type snapKey struct {
+	contest string
+	view    rankd.View
+}
+
+type snapEntry struct {
+	seq    uint64
+	frozen bool
+	msg    message
 }
 
 // contestChannels are the channels of one contest. Team views see the public changes too: those are
@@ -379,6 +400,15 @@ func (h *hub) send(ch *channel, f *follower, m message) {
 func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follower, error) {
 	f := &follower{events: make(chan message, DefaultBuffer), dropped: make(chan struct{})}
 	err := h.s.readBoard(contestID, v, func(b *board.Board, _ int64) error {
+		// A new client's snapshot is had before h.mu, which every contest's frames need: rendering one
+		// under it held them all up.
+		var snap message
+		if lastSeq == nil {
+			var err error
+			if snap, err = h.snapshot(b, contestID, v); err != nil {
+				return err
+			}
+		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		cc := h.contests[contestID]
@@ -416,11 +446,14 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 				return nil
 			}
 		}
-		snap, err := h.snapshot(b, contestID, v)
-		if err != nil {
-			h.drop(contestID, v, f)
-			return err
+		if lastSeq != nil {
+			var err error
+			if snap, err = h.snapshot(b, contestID, v); err != nil {
+				h.drop(contestID, v, f)
+				return err
+			}
 		}
+		h.keepSnapshot(contestID, v, b.Seq(v), h.s.frozen(b, v), snap)
 		f.events <- snap
 		return nil
 	})
@@ -465,6 +498,9 @@ func (h *hub) drop(contestID string, v rankd.View, f *follower) {
 		delete(ch.subs, f)
 		if len(ch.subs) == 0 {
 			delete(cc.views, v)
+			h.snapMu.Lock()
+			delete(h.snaps, snapKey{contestID, v})
+			h.snapMu.Unlock()
 			if v.Kind == rankd.ViewTeam {
 				cc.teams--
 			}
@@ -475,8 +511,39 @@ func (h *hub) drop(contestID string, v rankd.View, f *follower) {
 	}
 }
 
-// snapshot is the whole view as an event.
+// snapshot is the whole view as an event: rendered once per version, however many ask for it at once.
 func (h *hub) snapshot(b *board.Board, contestID string, v rankd.View) (message, error) {
+	k := snapKey{contestID, v}
+	seq, frozen := b.Seq(v), h.s.frozen(b, v)
+	h.snapMu.Lock()
+	e, ok := h.snaps[k]
+	h.snapMu.Unlock()
+	if ok && e.seq == seq && e.frozen == frozen {
+		return e.msg, nil
+	}
+	m, err, _ := h.snapRender.Do(fmt.Sprintf("%s|%s|%d|%t", contestID, v, seq, frozen), func() (any, error) {
+		h.s.snapshotsRendered.Inc()
+		return h.render(b, contestID, v)
+	})
+	if err != nil {
+		return message{}, err
+	}
+	// Kept by subscribe, once its follower is on the channel: drop forgets it with the channel.
+	return m.(message), nil
+}
+
+// keepSnapshot keeps the snapshot of version seq of a view that has followers, with h.mu held.
+func (h *hub) keepSnapshot(contestID string, v rankd.View, seq uint64, frozen bool, m message) {
+	h.snapMu.Lock()
+	defer h.snapMu.Unlock()
+	if h.snaps == nil {
+		h.snaps = map[snapKey]snapEntry{}
+	}
+	h.snaps[snapKey{contestID, v}] = snapEntry{seq: seq, frozen: frozen, msg: m}
+}
+
+// render renders the whole view as a snapshot event.
+func (h *hub) render(b *board.Board, contestID string, v rankd.View) (message, error) {
 	st, err := b.Standings(v, 0, -1)
 	if err != nil {
 		return message{}, err

@@ -74,11 +74,13 @@ type Server struct {
 	latency  *prometheus.HistogramVec
 	// pagesRendered counts the scoreboard pages rendered, by where their rows came from.
 	pagesRendered *prometheus.CounterVec
-	finals        finalCache
-	pasts         past // boards of past moments and teams' histories (history.go)
-	finalLoads    *prometheus.CounterVec
-	mux           *http.ServeMux
-	srv           *http.Server
+	// snapshotsRendered counts the live streams' snapshots rendered (each shared by its version's clients).
+	snapshotsRendered prometheus.Counter
+	finals            finalCache
+	pasts             past // boards of past moments and teams' histories (history.go)
+	finalLoads        *prometheus.CounterVec
+	mux               *http.ServeMux
+	srv               *http.Server
 }
 
 // NewServer returns a server with its routes; reg receives the HTTP metrics and gatherer serves /metrics.
@@ -99,13 +101,17 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 			Name: "rankd_scoreboard_pages_rendered_total",
 			Help: "Scoreboard pages rendered (not served from the page cache), by source: the shared projection or the board.",
 		}, []string{"source"}),
+		snapshotsRendered: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rankd_stream_snapshots_rendered_total",
+			Help: "Snapshots of a view rendered for live streams: one per version of a view, shared by the clients that connect to it.",
+		}),
 		finalLoads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rankd_final_loads_total",
 			Help: "Final standings loaded into memory, by source: the store, or the shared cache (Redis). The rest are served from memory.",
 		}, []string{"source"}),
 		mux: http.NewServeMux(),
 	}
-	reg.MustRegister(s.latency, s.pagesRendered, s.finalLoads)
+	reg.MustRegister(s.latency, s.pagesRendered, s.snapshotsRendered, s.finalLoads)
 	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
 	s.closing = make(chan struct{})
 	e.Notify = s.push.notify

@@ -103,6 +103,9 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		s.bigScreen(r, write, heartbeat, cid, v, top, throttle)
 		return nil
 	}
+	if r.Context().Err() != nil {
+		return nil // gone already (a client that opens streams and drops them): no snapshot for nobody
+	}
 	f, err := s.push.subscribe(cid, v, last)
 	if err != nil {
 		// The headers are gone: say it as an event the client can read.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -479,5 +480,42 @@ func TestStreamLimit(t *testing.T) {
 			t.Fatal("the place of the closed stream was not freed")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Clients that connect at once to a view of one version share one snapshot: a burst of connections to a big
+// board rendered megabytes each, holding up every contest's frames and the commits.
+func TestStreamSnapshotsShared(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	rendered := func() int {
+		r := e.Do(t, "GET", "/metrics", judgeToken, nil)
+		for line := range strings.SplitSeq(string(r.Body), "\n") {
+			if n, ok := strings.CutPrefix(line, "rankd_stream_snapshots_rendered_total "); ok {
+				v, err := strconv.Atoi(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+		}
+		t.Fatal("no rankd_stream_snapshots_rendered_total in /metrics")
+		return 0
+	}
+	before := rendered()
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			next, _ := e.MustStream(t, "", nil)
+			for _, want := range []string{"retry", "snapshot"} {
+				if ev := nextFrame(next); ev.name != want {
+					t.Errorf("got %+v, want %s", ev, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := rendered() - before; got != 1 {
+		t.Errorf("20 clients of one version: got %d snapshots rendered, want 1", got)
 	}
 }
