@@ -486,15 +486,26 @@ func (s *Server) cached(r *http.Request, cid string, v rankd.View, key string,
 			if page, ok = s.pages.get(key, etag); ok {
 				return nil
 			}
-			out, err := render(b)
+			// Readers that miss the same page at once wait for one rendering: a big board's whole page is
+			// megabytes and tens of milliseconds.
+			rendered, err, _ := s.renders.Do(key+"|"+etag, func() (any, error) {
+				if page, ok := s.pages.get(key, etag); ok {
+					return page, nil // rendered by a flight just over
+				}
+				out, err := render(b)
+				if err != nil {
+					return nil, err
+				}
+				body, err := json.Marshal(out)
+				if err != nil {
+					return nil, err
+				}
+				return s.pages.put(key, etag, body), nil
+			})
 			if err != nil {
 				return err
 			}
-			body, err := json.Marshal(out)
-			if err != nil {
-				return err
-			}
-			page = s.pages.put(key, etag, body)
+			page = rendered.(cachedPage)
 			return nil
 		})
 		if err != nil {

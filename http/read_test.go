@@ -4,8 +4,12 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"rankd"
 )
 
 func TestScoreboardETag(t *testing.T) {
@@ -138,5 +142,40 @@ func TestSubmissionsListAfterASolve(t *testing.T) {
 		if got := list(token); !strings.Contains(got, `"id":"s9","team_id":"t1","problem_id":"A","contest_time":"1:30:00.000","judgement_type_id":"WA"`) {
 			t.Errorf("token %q: got %s, want s9 with its WA", token, got)
 		}
+	}
+}
+
+// Readers that ask at once for a page not rendered yet share one rendering.
+func TestPageRenderedOnceForABurst(t *testing.T) {
+	e := MustOpen(t)
+	cid := e.MustGenContest(t, rankd.ICPC)
+	rendered := func() int {
+		r := e.Do(t, "GET", "/metrics", judgeToken, nil)
+		for line := range strings.SplitSeq(string(r.Body), "\n") {
+			if n, ok := strings.CutPrefix(line, `rankd_scoreboard_pages_rendered_total{source="board"} `); ok {
+				v, err := strconv.Atoi(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+		}
+		return 0
+	}
+	before := rendered()
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			<-start
+			if r := e.Do(t, "GET", "/api/v1/contests/"+cid+"/scoreboard", "", nil); r.Status != http.StatusOK {
+				t.Errorf("got %d: %s", r.Status, r.Body)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if got := rendered() - before; got != 1 {
+		t.Errorf("20 readers at once of a page not rendered: got %d renderings, want 1", got)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/singleflight"
 
 	"rankd"
 	"rankd/engine"
@@ -74,6 +75,8 @@ type Server struct {
 	latency  *prometheus.HistogramVec
 	// pagesRendered counts the scoreboard pages rendered, by where their rows came from.
 	pagesRendered *prometheus.CounterVec
+	// renders gathers the readers of a page not cached, so that it is rendered once.
+	renders singleflight.Group
 	// snapshotsRendered counts the live streams' snapshots rendered (each shared by its version's clients).
 	snapshotsRendered prometheus.Counter
 	finals            finalCache
@@ -277,9 +280,15 @@ func (s *Server) serve(ln net.Listener) {
 	s.srv = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
-		ConnContext:       withConn,
+		// A client that does not read its answer holds it (and a page a few megabytes big) no longer than
+		// this; streams set their own deadline per write.
+		WriteTimeout: 2 * time.Minute,
+		IdleTimeout:  2 * time.Minute,
+		// A request's header is a few hundred bytes (a token, a few standard fields): Go's default megabyte
+		// let a thousand stalled connections hold a gigabyte.
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+		ConnContext:    withConn,
 	}
 	go func() {
 		if err := s.srv.Serve(wholeListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {

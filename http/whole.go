@@ -74,7 +74,9 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 // wholeListener's connection); the header must give its length.
 func sendWhole(w http.ResponseWriter, r *http.Request, body []byte) {
 	c, ok := r.Context().Value(connKey{}).(*wholeConn)
-	if !ok || r.ProtoMajor != 1 {
+	if !ok || r.ProtoMajor != 1 || len(body) > maxHeld {
+		// A large body costs its writes whatever it is sent in, and a copy of it held per connection would
+		// stay as long as a client leaves it unread.
 		_, _ = w.Write(body) // an error is the client gone
 		return
 	}
