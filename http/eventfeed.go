@@ -263,9 +263,8 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.public(cid); err != nil {
 		return err
 	}
-	if n := s.streams.Add(1); n > int64(cmp.Or(s.MaxStreams, DefaultMaxStreams)) {
-		s.streams.Add(-1)
-		return rankd.Errorf(rankd.EUNAVAILABLE, "too many live streams open: retry later")
+	if err := s.openStream(w, r); err != nil {
+		return err
 	}
 	defer s.streams.Add(-1)
 

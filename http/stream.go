@@ -37,6 +37,22 @@ func startStream(w http.ResponseWriter, contentType string) (write func([]byte) 
 	}
 }
 
+// openStream counts a live stream (an SSE stream or an event feed) that is about to open, or refuses it when
+// MaxStreams are open: then, unless its token is the jury's, which anyone's streams must not shut out (the
+// jury's screens, the CCS tools that follow the event feed), 503 with a Retry-After. Its caller subtracts it
+// from s.streams when it ends.
+func (s *Server) openStream(w http.ResponseWriter, r *http.Request) error {
+	if n := s.streams.Add(1); n <= int64(cmp.Or(s.MaxStreams, DefaultMaxStreams)) {
+		return nil
+	}
+	if t, err := s.Auth.identify(r); err == nil && t.Jury() {
+		return nil
+	}
+	s.streams.Add(-1)
+	w.Header().Set("Retry-After", "5")
+	return rankd.Errorf(rankd.EUNAVAILABLE, "too many live streams open: poll the scoreboard (it has an ETag) or retry later")
+}
+
 // resumeCatchUp bounds how long a stream resumed from a sequence number this server has not reached waits
 // for the server to catch up with the log.
 const resumeCatchUp = 2 * time.Second
@@ -88,9 +104,8 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		_ = s.current(ctx, cid)
 		cancel()
 	}
-	if n := s.streams.Add(1); n > int64(cmp.Or(s.MaxStreams, DefaultMaxStreams)) {
-		s.streams.Add(-1)
-		return rankd.Errorf(rankd.EUNAVAILABLE, "too many live streams open: poll the scoreboard (it has an ETag) or retry later")
+	if err := s.openStream(w, r); err != nil {
+		return err
 	}
 	defer s.streams.Add(-1)
 	write := startStream(w, "text/event-stream")

@@ -461,8 +461,25 @@ func TestStreamLimit(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("first stream: %v %v", resp, err)
 	}
-	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream", "", nil); r.Status != http.StatusServiceUnavailable {
-		t.Errorf("second stream: got %d, want 503", r.Status)
+	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream", "", nil); r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+		t.Errorf("second stream: got %d, Retry-After %q; want 503 with a Retry-After", r.Status, r.Header.Get("Retry-After"))
+	}
+	// The jury's screens and tools are not shut out by anyone's streams.
+	for _, path := range []string{"/api/v1/contests/c1/scoreboard/stream?view=jury", "/api/contests/c1/event-feed"} {
+		jctx, jcancel := context.WithCancel(context.Background())
+		jreq, err := http.NewRequestWithContext(jctx, "GET", e.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jreq.Header.Set("Authorization", "Bearer "+adminToken)
+		jresp, err := http.DefaultClient.Do(jreq)
+		if err != nil || jresp.StatusCode != http.StatusOK {
+			t.Errorf("%s with the admin token at the bound: got %v, %v; want 200", path, jresp, err)
+		}
+		jcancel()
+		if err == nil {
+			jresp.Body.Close()
+		}
 	}
 	cancel()
 	resp.Body.Close()

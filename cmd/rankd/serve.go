@@ -159,7 +159,15 @@ func (s *Server) Open(ctx context.Context) error {
 	s.engine = engine.New(store, metrics)
 	s.engine.Now, s.engine.Logger = s.Now, s.Logger
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
-	s.http.Logger, s.http.Now, s.http.MaxBody, s.http.MaxStreams = s.Logger, s.Now, s.MaxBody, s.MaxStreams
+	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
+	s.http.MaxStreams = s.MaxStreams
+	if files, ok := openFilesLimit(); ok {
+		if n, lowered := streamsWithin(s.MaxStreams, files); lowered {
+			s.Logger.Info("fewer live streams than --max-streams: each is an open file, and the process may open no more (ulimit -n)",
+				slog.Int("max_streams", n), slog.Uint64("open_files", files))
+			s.http.MaxStreams = n
+		}
+	}
 	if s.projection != nil {
 		s.engine.Shared, s.engine.Projection, s.engine.Limits = true, s.projection, rankdredis.CheckContest
 		s.http.Projection = s.projection
@@ -527,4 +535,14 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return s.Close(shutdown)
+}
+
+// streamsWithin bounds the live streams to three quarters of the files the process may open, so that
+// streams alone cannot leave no file for the other connections and the store (a client opening streams
+// made the server refuse every connection); lowered says it had to.
+func streamsWithin(maxStreams int, files uint64) (n int, lowered bool) {
+	if limit := files / 4 * 3; uint64(maxStreams) > limit {
+		return int(max(limit, 1)), true
+	}
+	return maxStreams, false
 }
