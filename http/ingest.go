@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/valyala/fastjson"
 
@@ -115,9 +116,15 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	return writeIngest(w, http.StatusOK, &resp)
 }
 
+// bodyWriteTimeout is how long a request with a body has to be sent and answered.
+const bodyWriteTimeout = 30 * time.Minute
+
 // requestBody returns the body of r as sent, decompressed when its Content-Encoding is gzip, and its length
 // when known (0 if not). The limit holds for the bytes sent and for the bytes they decompress to.
 func requestBody(w http.ResponseWriter, r *http.Request, limit int64) (io.Reader, int64, error) {
+	// The server's write timeout counts from the request's header: a body of tens of megabytes sent slowly
+	// would leave no time to answer it, and a judge would resend what was stored.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(bodyWriteTimeout))
 	rd := http.MaxBytesReader(w, r.Body, limit)
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":

@@ -4,6 +4,7 @@
 package http
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,6 +78,8 @@ type Server struct {
 	pagesRendered *prometheus.CounterVec
 	// renders gathers the readers of a page not cached, so that it is rendered once.
 	renders singleflight.Group
+	// writeTimeout is how long an answer may take to write (0: two minutes).
+	writeTimeout time.Duration
 	// snapshotsRendered counts the live streams' snapshots rendered (each shared by its version's clients).
 	snapshotsRendered prometheus.Counter
 	finals            finalCache
@@ -281,8 +284,8 @@ func (s *Server) serve(ln net.Listener) {
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		// A client that does not read its answer holds it (and a page a few megabytes big) no longer than
-		// this; streams set their own deadline per write.
-		WriteTimeout: 2 * time.Minute,
+		// this; streams set their own deadline per write, requests with a body a longer one.
+		WriteTimeout: cmp.Or(s.writeTimeout, 2*time.Minute),
 		IdleTimeout:  2 * time.Minute,
 		// A request's header is a few hundred bytes (a token, a few standard fields): Go's default megabyte
 		// let a thousand stalled connections hold a gigabyte.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"rankd"
 )
@@ -101,5 +102,57 @@ func TestLargeHeaderRefused(t *testing.T) {
 		if resp.StatusCode != tt.want {
 			t.Errorf("a header of %d bytes: got %d, want %d", tt.size, resp.StatusCode, tt.want)
 		}
+	}
+}
+
+// An answer not written within the server's write timeout is cut off (a client that never reads holds it no
+// longer), but a request with a body has longer: a large body sent slowly is still answered.
+func TestWriteTimeout(t *testing.T) {
+	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux(), writeTimeout: 300 * time.Millisecond}
+	s.mux.HandleFunc("GET /slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(600 * time.Millisecond)
+		_, _ = w.Write([]byte("late"))
+	})
+	s.mux.HandleFunc("POST /body", func(w http.ResponseWriter, r *http.Request) {
+		body, _, err := requestBody(w, r, 1<<20)
+		if err == nil {
+			_, err = io.Copy(io.Discard, body)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_, _ = w.Write([]byte("stored"))
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.serve(ln)
+	defer s.srv.Close()
+	url := "http://" + ln.Addr().String()
+	if resp, err := http.Get(url + "/slow"); err == nil {
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err == nil && string(b) == "late" {
+			t.Errorf("an answer written after the write timeout: got it whole, want it cut off")
+		}
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for range 6 { // 600 ms of body
+			time.Sleep(100 * time.Millisecond)
+			_, _ = pw.Write([]byte("event\n"))
+		}
+		pw.Close()
+	}()
+	resp, err := http.Post(url+"/body", "application/x-ndjson", pr)
+	if err != nil {
+		t.Fatalf("a body sent over twice the write timeout: %v", err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(b) != "stored" {
+		t.Errorf("a body sent over twice the write timeout: got %q, %v; want it answered", b, err)
 	}
 }
