@@ -119,6 +119,11 @@ type Contest struct {
 
 	// Medals are the numbers of gold, silver and bronze medals awarded by rank; all zero means no medals.
 	Medals Medals
+
+	// NoExtension says that the definition came without rankd's extension (a CCS contest object of another
+	// system, or one sent again with a new thaw time): a board that has the contest keeps what only the
+	// extension says (the rules beyond scoreboard_type, OIMode, HideUntilEnd, TieByTime, FirstBlood, Medals).
+	NoExtension bool
 }
 
 // Medals holds the number of medals of each kind.

@@ -92,6 +92,10 @@ func (b *Board) applyContest(ev *rankd.Event) error {
 		return rankd.Errorf(rankd.EINVALID, "contest: cannot delete the contest")
 	}
 	c := *ev.Contest
+	if c.NoExtension && b.hasRules && c.ID == b.contest.ID {
+		keepExtension(&c, &b.contest)
+	}
+	c.NoExtension = false
 	c.FirstBlood = slices.Clone(c.FirstBlood)
 	if err := c.Validate(); err != nil {
 		return err
@@ -105,10 +109,22 @@ func (b *Board) applyContest(ev *rankd.Event) error {
 	b.penalty = int64(c.PenaltyTime / 60e9)
 	if old.Rules != c.Rules || old.Duration != c.Duration || old.FreezeDuration != c.FreezeDuration ||
 		old.PenaltyTime != c.PenaltyTime || old.OIMode != c.OIMode || old.HideUntilEnd != c.HideUntilEnd ||
-		old.TieByTime != c.TieByTime || !slices.Equal(old.FirstBlood, c.FirstBlood) {
+		old.TieByTime != c.TieByTime || !slices.Equal(old.FirstBlood, c.FirstBlood) ||
+		old.Medals != c.Medals { // the awards: every view moves, so that what was read of them is read again
 		b.rebuild()
 	}
 	return nil
+}
+
+// keepExtension gives c, a contest defined again without rankd's extension, what only the extension says of
+// old: a CCS source sending its contest again (with a thaw time, say) wiped the medals and the rules. The
+// rules follow scoreboard_type when it changed: pass-fail is ICPC, score one of OI, IOI and CTF.
+func keepExtension(c, old *rankd.Contest) {
+	if (c.Rules == rankd.ICPC) == (old.Rules == rankd.ICPC) {
+		c.Rules = old.Rules
+	}
+	c.OIMode, c.HideUntilEnd, c.TieByTime = old.OIMode, old.HideUntilEnd, old.TieByTime
+	c.FirstBlood, c.Medals = old.FirstBlood, old.Medals
 }
 
 func (b *Board) applyJudgementType(ev *rankd.Event) error {

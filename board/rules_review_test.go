@@ -3,7 +3,9 @@ package board_test
 import (
 	"math"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"rankd"
 )
@@ -100,5 +102,44 @@ func TestListedSubmissionsMoveTheirViews(t *testing.T) {
 		if got := b.Seq(rankd.TeamView("t1")) - b.Seq(rankd.PublicView) - own; got != tt.own {
 			t.Errorf("%s: t1's own part of its sequence moved %d, want %d", tt.name, got, tt.own)
 		}
+	}
+}
+
+// TestContestAgainWithoutExtension: a contest sent again without rankd's extension (a CCS source sending its
+// contest with a thaw time, say) keeps what only the extension says: the rules beyond scoreboard_type, the
+// first-blood bonuses, the medals. A change of scoreboard_type still changes the rules.
+func TestContestAgainWithoutExtension(t *testing.T) {
+	medals := rankd.Medals{Gold: 1, Silver: 1, Bronze: 1}
+	ctf := contestEv(rankd.Contest{Rules: rankd.CTF, Duration: 48 * time.Hour, FirstBlood: []int64{50}, Medals: medals})
+	b := MustBoard(t, []rankd.Event{ctf})
+	again := *ctf.Contest
+	again.Rules, again.FirstBlood, again.Medals, again.NoExtension = rankd.OI, nil, rankd.Medals{}, true // score, as read
+	again.Name = "Renamed"
+	mustApply(t, b, rankd.Event{Type: rankd.EventContest, ID: again.ID, Contest: &again})
+	got := b.Contest()
+	if got.Rules != rankd.CTF || !slices.Equal(got.FirstBlood, []int64{50}) || got.Medals != medals || got.Name != "Renamed" || got.NoExtension {
+		t.Errorf("sent again without the extension: got %+v, want CTF, first blood [50], its medals and the new name", got)
+	}
+	passFail := again
+	passFail.Rules = rankd.ICPC
+	mustApply(t, b, rankd.Event{Type: rankd.EventContest, ID: again.ID, Contest: &passFail})
+	if got := b.Contest(); got.Rules != rankd.ICPC || got.Medals != medals {
+		t.Errorf("sent again as pass-fail: got rules %s, medals %+v; want icpc with its medals", got.Rules, got.Medals)
+	}
+}
+
+// TestMedalsChangeMovesViews: new medals change the awards of every view, which are read (and cached) by
+// the view's sequence number: each view moves.
+func TestMedalsChangeMovesViews(t *testing.T) {
+	b := MustBoard(t, icpcSetup("t1", "t2"), submit("1", "t1", "a", m(10), "AC"))
+	jury, public := b.Seq(rankd.JuryView), b.Seq(rankd.PublicView)
+	c := b.Contest()
+	c.Medals = rankd.Medals{Gold: 1}
+	mustApply(t, b, rankd.Event{Type: rankd.EventContest, ID: c.ID, Contest: &c})
+	if b.Seq(rankd.JuryView) == jury || b.Seq(rankd.PublicView) == public {
+		t.Errorf("after new medals: got sequences %d, %d; want both past %d, %d", b.Seq(rankd.JuryView), b.Seq(rankd.PublicView), jury, public)
+	}
+	if aw := b.Awards(rankd.PublicView); !slices.ContainsFunc(aw, func(a rankd.Award) bool { return a.ID == "gold-medal" }) {
+		t.Errorf("public awards after new medals: got %+v, want a gold medal", aw)
 	}
 }

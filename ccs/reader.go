@@ -456,8 +456,12 @@ func (r *Reader) contest(f fields, id string) (*rankd.Contest, error) {
 // contestExt reads the contest's rankd extension into c.
 func (r *Reader) contestExt(f fields, c *rankd.Contest) error {
 	ext, err := f.ext()
-	if err != nil || ext.o == nil {
+	if err != nil {
 		return err
+	}
+	if ext.o == nil {
+		c.NoExtension = true
+		return nil
 	}
 	if rules, ok, err := ext.string("rules"); err != nil {
 		return err

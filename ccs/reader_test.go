@@ -18,7 +18,8 @@ const contestLine = `{"type":"contest","id":"c","data":{"id":"c","name":"C","sta
 func TestReaderObjects(t *testing.T) {
 	start := MustTime(t, "2025-03-02T09:30:00.000Z")
 	contest := rankd.Event{Type: rankd.EventContest, ID: "c", Token: "t0", Contest: &rankd.Contest{
-		ID: "c", Name: "C", FormalName: "C", Start: start, Duration: 5 * time.Hour, PenaltyTime: 20 * time.Minute}}
+		ID: "c", Name: "C", FormalName: "C", Start: start, Duration: 5 * time.Hour, PenaltyTime: 20 * time.Minute,
+		NoExtension: true}}
 	for _, tc := range []struct {
 		name string
 		feed string
@@ -30,21 +31,21 @@ func TestReaderObjects(t *testing.T) {
 			want: []rankd.Event{{Type: rankd.EventContest, ID: "wf47_finals", Token: "cd<1", Contest: &rankd.Contest{
 				ID: "wf47_finals", Name: "47th ICPC World Finals", FormalName: "WF47", Rules: rankd.ICPC,
 				Start: MustTime(t, "2024-04-18T11:47:59.000+02:00"), Duration: 5 * time.Hour,
-				FreezeDuration: time.Hour, PenaltyTime: 20 * time.Minute}}},
+				FreezeDuration: time.Hour, PenaltyTime: 20 * time.Minute, NoExtension: true}}},
 		},
 		{
 			name: "contest, penalty as a relative time, no scoreboard_type nor formal_name",
 			feed: `{"type":"contest","id":"euc2025","data":{"id":"euc2025","name":"EUC 2025","start_time":"2025-03-02T09:30:00.000Z","duration":"5:00:00.000","penalty_time":"0:15:00.000"}}`,
 			want: []rankd.Event{{Type: rankd.EventContest, ID: "euc2025", Contest: &rankd.Contest{
 				ID: "euc2025", Name: "EUC 2025", FormalName: "EUC 2025", Start: start, Duration: 5 * time.Hour,
-				PenaltyTime: 15 * time.Minute}}},
+				PenaltyTime: 15 * time.Minute, NoExtension: true}}},
 		},
 		{
 			name: "score contest without penalty or start",
 			feed: `{"type":"contest","data":{"id":"oi","name":"OI","start_time":null,"duration":"3:00:00","scoreboard_type":"score"}}`,
 			want: []rankd.Event{{Type: rankd.EventContest, ID: "oi", Contest: &rankd.Contest{
 				ID: "oi", Name: "OI", FormalName: "OI", Rules: rankd.OI, Duration: 3 * time.Hour,
-				PenaltyTime: rankd.DefaultPenaltyTime}}},
+				PenaltyTime: rankd.DefaultPenaltyTime, NoExtension: true}}},
 		},
 		{
 			name: "contest with every extension",
@@ -65,7 +66,8 @@ func TestReaderObjects(t *testing.T) {
 			name: "contest 2020-03, plural type",
 			feed: `{"id":"e1","type":"contests","op":"create","data":{"id":"c","name":"C","start_time":"2025-03-02T09:30:00.000Z","duration":"5:00:00.000","penalty_time":20}}`,
 			want: []rankd.Event{{Type: rankd.EventContest, ID: "c", Token: "e1", Contest: &rankd.Contest{
-				ID: "c", Name: "C", FormalName: "C", Start: start, Duration: 5 * time.Hour, PenaltyTime: 20 * time.Minute}}},
+				ID: "c", Name: "C", FormalName: "C", Start: start, Duration: 5 * time.Hour, PenaltyTime: 20 * time.Minute,
+				NoExtension: true}}},
 		},
 		{
 			name: "judgement types, penalty defaults to not solved",

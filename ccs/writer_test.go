@@ -143,6 +143,13 @@ func TestWriterRoundTrip(t *testing.T) {
 	}
 	lines := strings.Split(buf.String(), "\n")
 	for i := range events {
+		if c := got[i].Contest; c != nil {
+			// A contest of default settings is written without the extension, and read back saying so.
+			if want := !strings.Contains(lines[i], `"rankd":`); c.NoExtension != want {
+				t.Errorf("event %d, written as %s: got NoExtension %t, want %t", i, lines[i], c.NoExtension, want)
+			}
+			c.NoExtension = false
+		}
 		if !sameEvent(got[i], events[i]) {
 			t.Errorf("event %d, written as %s\n got %s\nwant %s", i, lines[i], show(got[i]), show(events[i]))
 		}
