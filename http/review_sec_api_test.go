@@ -230,8 +230,9 @@ func TestJuryFramesBetweenBusyCommits(t *testing.T) {
 		return done
 	}
 	first := post(`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`)
-	<-store.holding // the first commit waits for the disk; its jury frame waits for it
-	time.Sleep(100 * time.Millisecond)
+	// The first commit waits for the disk, and its jury frame for it: time for the push to find it so.
+	<-store.holding
+	time.Sleep(300 * time.Millisecond)
 	second := post(`{"id":"j4","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:21:00"}`)
 	store.hold <- struct{}{}
 	<-first
