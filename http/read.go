@@ -22,18 +22,21 @@ import (
 
 // contestJSON describes a contest in the native API.
 type contestJSON struct {
-	ID             string        `json:"id"`
-	Name           string        `json:"name"`
-	FormalName     string        `json:"formal_name,omitempty"`
-	Rules          string        `json:"rules"`
-	StartTime      *string       `json:"start_time"`
-	Duration       string        `json:"duration"`
-	FreezeDuration string        `json:"scoreboard_freeze_duration"`
-	PenaltyTime    int64         `json:"penalty_time"`
-	Phase          string        `json:"phase"`
-	Teams          int           `json:"teams"`
-	Problems       []problemJSON `json:"problems,omitempty"`
-	Groups         []groupJSON   `json:"groups,omitempty"`
+	ID             string  `json:"id"`
+	Name           string  `json:"name"`
+	FormalName     string  `json:"formal_name,omitempty"`
+	Rules          string  `json:"rules"`
+	StartTime      *string `json:"start_time"`
+	Duration       string  `json:"duration"`
+	FreezeDuration string  `json:"scoreboard_freeze_duration"`
+	PenaltyTime    int64   `json:"penalty_time"`
+	Phase          string  `json:"phase"`
+	// Frozen says whether the public board hides verdicts now (a finalized contest's phase does not say
+	// whether it was thawed).
+	Frozen   bool          `json:"frozen"`
+	Teams    int           `json:"teams"`
+	Problems []problemJSON `json:"problems,omitempty"`
+	Groups   []groupJSON   `json:"groups,omitempty"`
 	// Rankd is rankd's extension of the CCS contest object, as /api/contests/{id} carries it.
 	Rankd *contestExtJSON `json:"rankd,omitempty"`
 }
@@ -106,6 +109,7 @@ func (s *Server) describe(b *board.Board, detail contestDetail, jury bool) conte
 		FreezeDuration: ccs.FormatRelTime(c.FreezeDuration),
 		PenaltyTime:    int64(penaltyOf(&c) / time.Minute),
 		Phase:          phase(&c, b.State(), s.Now()),
+		Frozen:         publicHides(&c, b.State(), s.Now()),
 		Teams:          teams,
 	}
 	if !c.Start.IsZero() {

@@ -157,3 +157,21 @@ const pageCells = `(() => {
     c.className.replace(/ (reveal-\w+|flash)/g, "") + "|" + c.querySelector(".top").textContent + "|" + c.querySelector(".bot").textContent,
   ])));
 })()`
+
+// A contest finalized before its ceremony (the World Finals' order: final results, then the reveal, then the
+// thaw) is revealed on the web as one that has only ended: the finalized phase hid the reveal.
+func TestBrowserRevealFinalized(t *testing.T) {
+	e := MustOpen(t)
+	e.MustRevealContest(t)
+	e.now = contestStart.Add(6 * time.Hour)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"state","data":{"started":"`+contestStart.Format(time.RFC3339)+`","ended":"`+
+			contestStart.Add(5*time.Hour).Format(time.RFC3339)+`","finalized":"`+
+			contestStart.Add(5*time.Hour+30*time.Minute).Format(time.RFC3339)+`"}}`+"\n", nil)
+	public := MustBrowser(t).Tab(t, e.URL)
+	public.Go("/contests/c1")
+	public.Wait("the reveal", `document.getElementById("reveal-count").textContent === "Step 0 of 3"`)
+	if banner := evalJS[string](public, `document.getElementById("banner").textContent`); !strings.Contains(banner, "revealed one at a time") {
+		t.Errorf("the public banner: got %q, want the reveal", banner)
+	}
+}

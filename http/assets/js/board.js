@@ -179,7 +179,7 @@ function refreshSoon() {
 // it is frozen now rather than at the next regular read.
 function checkThawed() {
   const st = reveal.state;
-  if (contest.phase === "ended" && publicFrozen() && !reveal.active && st && st.remaining === 0 && st.step === 0) refreshSoon();
+  if (["ended", "finalized"].includes(contest.phase) && publicFrozen() && !reveal.active && st && st.remaining === 0 && st.step === 0) refreshSoon();
 }
 
 async function refreshContest() {
@@ -203,6 +203,7 @@ async function refreshContest() {
 // publicFrozen reports whether the public board hides verdicts now, as the server decides it: during the
 // freeze, and after the end of a contest with a freeze until it is thawed.
 function publicFrozen() {
+  if ("frozen" in contest) return contest.frozen && !hiddenUntilEnd(); // as the server says
   return contest.phase === "frozen" || (contest.phase === "ended" && freezeAt(contest) !== null);
 }
 
@@ -350,7 +351,7 @@ function ownTeam() {
 
 // watchReveal follows the stepwise reveal while the contest has ended, in the public view.
 function watchReveal() {
-  reveal.watch(contest.phase === "ended" && view === "public");
+  reveal.watch(["ended", "finalized"].includes(contest.phase) && view === "public");
 }
 
 // follow starts the feeds of the view chosen: its own, and in the jury view the public one to compare with.
