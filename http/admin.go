@@ -186,6 +186,11 @@ func (s *Server) redefine(contestID string, line []byte) (*rankd.State, error) {
 		return nil, nil // the ingest says what is wrong with it
 	}
 	nc := ev.Contest
+	if from, to := c.FreezeTime(), nc.FreezeTime(); steps > 0 && to != from {
+		// Earlier, it would hide again what the public saw revealed; later, show what is still hidden.
+		return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q is being revealed (%d steps made): its freeze (from %s) "+
+			"cannot move now; POST .../thaw shows the rest", contestID, steps, ccs.FormatRelTime(from))
+	}
 	if from, to := c.FreezeTime(), nc.FreezeTime(); publicFrozen(&c, st, now) && to > from {
 		return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen since %s, and this change would "+
 			"move the freeze to %s, showing the public what it hid: to keep the freeze where it began, set "+

@@ -270,3 +270,25 @@ func TestRevealInThePast(t *testing.T) {
 		t.Errorf("t3's history: got %+v, want it solving B at 6:00:00", pts)
 	}
 }
+
+// Once a reveal step is made the freeze cannot move: earlier, it would hide again what the public saw
+// revealed (and could not be moved back); later, it would show what is still hidden.
+func TestFreezeFixedDuringReveal(t *testing.T) {
+	e := MustOpen(t)
+	e.MustRevealContest(t)
+	e.now = contestStart.Add(6 * time.Hour)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/reveal/next", adminToken, nil, nil)
+	for _, freeze := range []string{"1:30:00", "0:30:00"} {
+		contest := testContest()["contest"].(map[string]any)
+		contest["scoreboard_freeze_duration"] = freeze
+		r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest})
+		if r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "being revealed") {
+			t.Errorf("a freeze of %s during the reveal: got %d %s, want 409 saying the contest is being revealed", freeze, r.Status, r.Body)
+		}
+	}
+	var st revealState
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/reveal", "", nil, &st)
+	if st.Step != 1 || st.Remaining != 2 {
+		t.Errorf("the reveal after the refusals: got %+v, want step 1, 2 remaining", st)
+	}
+}
