@@ -9,9 +9,15 @@ import (
 
 // Awards returns the awards of view v: the winner, medals when the contest configures them, first to solve
 // of each problem, and the winner of each group. Only teams that solved something (or scored) win anything.
+// The awards that go by rank (winner, medals, group winners) are not the public's while its board hides a
+// verdict: they would name teams that the hidden results may still pass (certificates printed from a frozen
+// board, a winner changing at each reveal step); first to solve is given only once certain.
 func (b *Board) Awards(v rankd.View) []rankd.Award {
 	b.Settle()
 	vi := viewIndex(v.Kind)
+	if vi == public && b.anyHidden() {
+		return b.firstToSolveAwards(v, nil)
+	}
 	x := b.views[vi].all
 	var awards []rankd.Award
 	if w := b.upTo(vi, x, 1); len(w) > 0 {
@@ -37,13 +43,7 @@ func (b *Board) Awards(v rankd.View) []rankd.Award {
 		}
 		awards = append(awards, rankd.Award{ID: medal.id, Citation: medal.citation, TeamIDs: ids})
 	}
-	fts := b.FirstToSolve(v)
-	for _, p := range b.order {
-		pr := &b.problems[p].info
-		if ids := fts[pr.ID]; len(ids) > 0 {
-			awards = append(awards, rankd.Award{ID: "first-to-solve-" + pr.ID, Citation: fmt.Sprintf("First to solve problem %s", pr.Label), TeamIDs: ids})
-		}
-	}
+	awards = b.firstToSolveAwards(v, awards)
 	for _, g := range b.Groups() {
 		gx := b.views[vi].byGroup[b.groupIdx[g.ID]]
 		if g.Hidden || gx == nil {
@@ -54,6 +54,33 @@ func (b *Board) Awards(v rankd.View) []rankd.Award {
 		}
 	}
 	return awards
+}
+
+// firstToSolveAwards appends the first-to-solve awards of view v to awards.
+func (b *Board) firstToSolveAwards(v rankd.View, awards []rankd.Award) []rankd.Award {
+	fts := b.FirstToSolve(v)
+	for _, p := range b.order {
+		pr := &b.problems[p].info
+		if ids := fts[pr.ID]; len(ids) > 0 {
+			awards = append(awards, rankd.Award{ID: "first-to-solve-" + pr.ID, Citation: fmt.Sprintf("First to solve problem %s", pr.Label), TeamIDs: ids})
+		}
+	}
+	return awards
+}
+
+// anyHidden reports whether the public board hides the verdict of a submission of a ranked team.
+func (b *Board) anyHidden() bool {
+	for t := range b.teams {
+		if !b.ranked(int32(t)) {
+			continue
+		}
+		for p := range b.problems {
+			if b.hidden(int32(t), p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // upTo returns the teams of index x ranked at most maxRank (ranks within x) that solved or scored something.

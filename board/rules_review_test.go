@@ -143,3 +143,32 @@ func TestMedalsChangeMovesViews(t *testing.T) {
 		t.Errorf("public awards after new medals: got %+v, want a gold medal", aw)
 	}
 }
+
+// TestRankAwardsWithheldWhileHidden: while the public board hides a verdict, its awards name no winner, no
+// medallist and no group winner (the hidden results may still pass them: certificates printed from the frozen
+// board were wrong); first to solve stays, given once certain. The jury's name them; after the thaw, the
+// public's too.
+func TestRankAwardsWithheldWhileHidden(t *testing.T) {
+	c := rankd.Contest{Rules: rankd.ICPC, FreezeDuration: time.Hour, PenaltyTime: rankd.DefaultPenaltyTime, Medals: rankd.Medals{Gold: 1}}
+	b := MustBoard(t, []rankd.Event{contestEv(c)}, verdicts(), []rankd.Event{problemEv("a", 0), problemEv("b", 1),
+		teamEv("t1", "One"), teamEv("t2", "Two")},
+		submit("1", "t1", "a", m(10), "AC"), submit("2", "t2", "a", m(20), "AC"), submit("3", "t2", "b", m(250), "AC"))
+	ids := func(v rankd.View) []string {
+		var out []string
+		for _, a := range b.Awards(v) {
+			out = append(out, a.ID)
+		}
+		return out
+	}
+	if got, want := ids(rankd.PublicView), []string{"first-to-solve-a"}; !slices.Equal(got, want) {
+		t.Errorf("public awards while t2's frozen solve is hidden: got %v, want %v", got, want)
+	}
+	if got := ids(rankd.JuryView); !slices.Contains(got, "winner") || !slices.Contains(got, "gold-medal") {
+		t.Errorf("jury awards: got %v, want the winner and the gold medal", got)
+	}
+	now := time.Now()
+	mustApply(t, b, stateEv(rankd.State{Started: &now, Ended: &now, Thawed: &now}))
+	if got := ids(rankd.PublicView); !slices.Contains(got, "winner") || !slices.Contains(got, "gold-medal") {
+		t.Errorf("public awards after the thaw: got %v, want the winner and the gold medal", got)
+	}
+}
