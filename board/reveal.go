@@ -1,6 +1,7 @@
 package board
 
 import (
+	"cmp"
 	"strconv"
 
 	"rankd"
@@ -161,8 +162,9 @@ func (b *Board) nextReveal(step int) (int32, int, error) {
 		return 0, 0, rankd.Errorf(rankd.ECONFLICT, "reveal step %d: nothing is hidden from the public any more", step)
 	}
 	if b.cellAt(t, p).res[jury].Pending > 0 {
-		return 0, 0, rankd.Errorf(rankd.ECONFLICT, "reveal step %d: team %s's problem %s still has a submission without a verdict: judge it first",
-			step, b.teams[t].id, b.problems[p].info.ID)
+		tm, pr := &b.teams[t].info, &b.problems[p].info
+		return 0, 0, rankd.Errorf(rankd.ECONFLICT, "reveal step %d: %s (team %s), problem %s (%s), still has a submission without a verdict: judge it first",
+			step, cmp.Or(tm.DisplayName, tm.Name, tm.ID), tm.ID, cmp.Or(pr.Label, pr.ID), pr.ID)
 	}
 	return t, p, nil
 }

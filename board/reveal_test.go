@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,6 +203,8 @@ func TestRevealRefused(t *testing.T) {
 			b := MustBoard(t, tt.evs)
 			if err := b.CheckReveal(); rankd.ErrorCode(err) != tt.check {
 				t.Errorf("CheckReveal: got %v, want code %q", err, tt.check)
+			} else if tt.name == "a submission of the cell without a verdict" && !strings.Contains(err.Error(), "Team t2 (team t2), problem A (a)") {
+				t.Errorf("CheckReveal: got %v, want it to name the team and the problem as the board shows them", err)
 			}
 			before, seqsBefore := boardContents(t, b), seqs(b)
 			ch, err := b.Apply(&tt.ev)
