@@ -207,39 +207,52 @@ func (s *Server) getScoreboardAt(w http.ResponseWriter, r *http.Request, cid str
 			return err
 		}
 	}
+	// The page is made under the moment's lock and written after it: a client slow to read held the lock,
+	// and with it every catch-up of the moment and the turns for the past that wait for one.
+	pageRenders <- struct{}{}
+	page, etag, err := s.pastPage(r, cid, v, m, at, group, offset, limit)
+	<-pageRenders
+	if err != nil {
+		return err
+	}
+	writePage(w, r, v, page, etag)
+	return nil
+}
+
+// pastPage returns the page of view v of moment m and its ETag; a page without a body when the client's
+// If-None-Match names it.
+func (s *Server) pastPage(r *http.Request, cid string, v rankd.View, m *moment, at time.Duration, group string,
+	offset, limit int) (cachedPage, string, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	b := m.b
 	if b == nil {
 		// Another reader's replay failed after this one's: the board is built again on the next request.
-		return rankd.Errorf(rankd.EUNAVAILABLE, "the board of %s could not be built; retry", ccs.FormatRelTime(at))
+		return cachedPage{}, "", rankd.Errorf(rankd.EUNAVAILABLE, "the board of %s could not be built; retry", ccs.FormatRelTime(at))
 	}
 	frozen := frozenAt(b, v, m.start.Add(at))
 	etag := fmt.Sprintf(`"%s@%d+%d.%d.%t"`, v, m.start.UnixMilli(), at.Milliseconds(), b.Seq(v), frozen)
 	if match(r, etag) {
-		writePage(w, r, v, cachedPage{}, etag)
-		return nil
+		return cachedPage{}, etag, nil
 	}
 	key := fmt.Sprintf("%s|%s|at|%s|%s|%d|%d", cid, v, m.key, group, offset, limit)
-	page, ok := s.pages.get(key, etag)
-	if !ok {
-		st, err := pageOf(b, v, group, offset, limit)
-		if err != nil {
-			return err
-		}
-		out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
-			Offset: st.Offset, Frozen: frozen, At: ccs.FormatRelTime(at), Rows: make([]rowJSON, len(st.Rows))}
-		for i, row := range st.Rows {
-			out.Rows[i] = renderRow(b, row)
-		}
-		body, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		page = s.pages.put(key, etag, body)
+	if page, ok := s.pages.get(key, etag); ok {
+		return page, etag, nil
 	}
-	writePage(w, r, v, page, etag)
-	return nil
+	st, err := pageOf(b, v, group, offset, limit)
+	if err != nil {
+		return cachedPage{}, "", err
+	}
+	out := scoreboardJSON{ContestID: cid, View: v.String(), Seq: st.Seq, Group: group, Total: st.Total,
+		Offset: st.Offset, Frozen: frozen, At: ccs.FormatRelTime(at), Rows: make([]rowJSON, len(st.Rows))}
+	for i, row := range st.Rows {
+		out.Rows[i] = renderRow(b, row)
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return cachedPage{}, "", err
+	}
+	return s.pages.put(key, etag, body), etag, nil
 }
 
 // frozenAt reports whether view v of b, the board of a past moment when, hid verdicts then.

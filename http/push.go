@@ -522,6 +522,10 @@ func (h *hub) snapshot(b *board.Board, contestID string, v rankd.View) (message,
 		return e.msg, nil
 	}
 	m, err, _ := h.snapRender.Do(fmt.Sprintf("%s|%s|%d|%t", contestID, v, seq, frozen), func() (any, error) {
+		// At most a few at once: each team's view is its own (a hundred teams connecting at once to a board
+		// of 10,000 rendered a hundred snapshots of megabytes together).
+		snapshotRenders <- struct{}{}
+		defer func() { <-snapshotRenders }()
 		h.s.snapshotsRendered.Inc()
 		return h.render(b, contestID, v)
 	})
@@ -532,8 +536,16 @@ func (h *hub) snapshot(b *board.Board, contestID string, v rankd.View) (message,
 	return m.(message), nil
 }
 
-// keepSnapshot keeps the snapshot of version seq of a view that has followers, with h.mu held.
+// snapshotRenders bounds the snapshots rendered at once.
+var snapshotRenders = make(chan struct{}, 2)
+
+// keepSnapshot keeps the snapshot of version seq of a view that has followers, with h.mu held. A team's view
+// is not kept: it is one team's, followed by one page or two, and a snapshot kept for each of thousands of
+// teams would be gigabytes.
 func (h *hub) keepSnapshot(contestID string, v rankd.View, seq uint64, frozen bool, m message) {
+	if v.Kind == rankd.ViewTeam {
+		return
+	}
 	h.snapMu.Lock()
 	defer h.snapMu.Unlock()
 	if h.snaps == nil {

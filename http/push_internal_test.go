@@ -3,6 +3,8 @@ package http
 import (
 	"strconv"
 	"testing"
+
+	"rankd"
 )
 
 // A follower whose queue is full is dropped at once: the others and the board never wait for it.
@@ -67,5 +69,18 @@ func TestPageCacheIsBounded(t *testing.T) {
 	c.put("same", "v2", body)
 	if c.size != before && len(c.m) > 1 {
 		t.Errorf("replacing a page: got %d bytes, want %d", c.size, before)
+	}
+}
+
+// A team's view keeps no snapshot for later clients: it is one team's, and thousands kept would be gigabytes.
+func TestTeamSnapshotsNotKept(t *testing.T) {
+	h := &hub{}
+	for _, v := range []rankd.View{rankd.PublicView, rankd.JuryView, rankd.TeamView("t1")} {
+		h.keepSnapshot("c", v, 1, false, message{seq: 1, data: []byte("x")})
+	}
+	_, team := h.snaps[snapKey{"c", rankd.TeamView("t1")}]
+	_, public := h.snaps[snapKey{"c", rankd.PublicView}]
+	if team || !public || len(h.snaps) != 2 {
+		t.Errorf("got snapshots kept %v, want the public's and the jury's only", h.snaps)
 	}
 }

@@ -463,6 +463,10 @@ var (
 	cacheControlPrivate = []string{"private, no-cache"}
 )
 
+// pageRenders bounds the reads of the board for pages the cache may lack (see cached), and of past
+// moments' pages.
+var pageRenders = make(chan struct{}, 4)
+
 // cached returns the rendered answer of the current version of view v and its ETag, from the cache when it
 // has it (without the board's lock for the public view); a page without a body means the client's
 // If-None-Match already names that version.
@@ -481,6 +485,10 @@ func (s *Server) cached(r *http.Request, cid string, v rankd.View, key string,
 		}
 	}
 	if !found {
+		// The board is read for a few pages at once: each may be rendered, and a flood of different pages
+		// of a big board (megabytes each) grew memory by gigabytes and kept commits waiting for the lock.
+		pageRenders <- struct{}{}
+		defer func() { <-pageRenders }()
 		err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
 			etag = pageETag(v, b.Seq(v), s.frozen(b, v))
 			if match(r, etag) {

@@ -26,8 +26,11 @@ func startStream(w http.ResponseWriter, contentType string) (write func([]byte) 
 	rc := http.NewResponseController(w)
 	var deadline time.Time
 	return func(b []byte) bool {
-		if now := time.Now(); deadline.Sub(now) < 9*time.Second {
-			deadline = now.Add(10 * time.Second)
+		// Ten seconds, and one more per 64 KiB: a client reading 200 KB/s gets a snapshot of a board of
+		// 10,000 teams (7 MB), which a flat 10 s cut off for ever, each reconnection sending it again.
+		need := 10*time.Second + time.Duration(len(b)>>16)*time.Second
+		if now := time.Now(); deadline.Sub(now) < need-time.Second {
+			deadline = now.Add(need)
 			_ = rc.SetWriteDeadline(deadline)
 		}
 		if _, err := w.Write(b); err != nil {
