@@ -3,6 +3,7 @@ package http
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"rankd"
@@ -174,12 +175,27 @@ func (s *Server) writeCCSScoreboard(w http.ResponseWriter, r *http.Request, cid 
 	}
 	now := s.Now()
 	head := ccs.Scoreboard(&p.Contest, nil, rankd.Standings{}, stateNow(&p.Contest, p.State, now), now)
-	return writeJSON(w, http.StatusOK, struct {
+	// The cached rows go out as they are, after the head: encoded into each answer (megabytes for a big
+	// board), they made a copy per request, held as long as its client did not read it.
+	prefix, err := json.Marshal(struct {
 		Time        string          `json:"time"`
 		ContestTime string          `json:"contest_time"`
 		State       ccs.StateObject `json:"state"`
-		Rows        json.RawMessage `json:"rows"`
-	}{head.Time, head.ContestTime, head.State, rows.body})
+	}{head.Time, head.ContestTime, head.State})
+	if err != nil {
+		return err
+	}
+	prefix = append(prefix[:len(prefix)-1], `,"rows":`...)
+	h := w.Header()
+	h["Content-Type"] = contentTypeJSON
+	h.Set("Content-Length", strconv.Itoa(len(prefix)+len(rows.body)+2))
+	w.WriteHeader(http.StatusOK)
+	for _, part := range [][]byte{prefix, rows.body, []byte("}\n")} {
+		if _, err := w.Write(part); err != nil {
+			return nil // the client gone: nothing more can be said to it
+		}
+	}
+	return nil
 }
 
 func (s *Server) ccsAwards(w http.ResponseWriter, r *http.Request) error { return s.getAwards(w, r) }

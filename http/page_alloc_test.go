@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"rankd"
@@ -52,4 +53,52 @@ func TestCachedPageAllocations(t *testing.T) {
 			t.Errorf("%s (If-None-Match %t): got %.0f allocations per read, want at most %.0f", tc.query, tc.inm != "", got, tc.max)
 		}
 	}
+}
+
+// The CCS scoreboard sends its cached rows as they are: encoded into each answer, they made a copy of
+// megabytes per request of a big board, held while its client did not read. Two answers being written at
+// once write the same rows.
+func TestCCSScoreboardNotCopied(t *testing.T) {
+	e := MustOpen(t)
+	cid := e.MustGenContest(t, rankd.ICPC)
+	req := httptest.NewRequest("GET", "/api/contests/"+cid+"/scoreboard", nil)
+	e.server.ServeHTTP(&stalledWriter{header: http.Header{}}, req) // rendered and cached
+	release := make(chan struct{})
+	var writing, done sync.WaitGroup
+	writers := []*stalledWriter{{header: http.Header{}}, {header: http.Header{}}}
+	for _, w := range writers {
+		writing.Add(1)
+		w.stalled, w.release = &writing, release
+		done.Go(func() { e.server.ServeHTTP(w, req) })
+	}
+	writing.Wait() // both answers are being written, neither read
+	close(release)
+	done.Wait()
+	if writers[0].largest == nil || writers[0].largest != writers[1].largest {
+		t.Errorf("two answers written at once: got their largest writes from %p and %p, want the same cached rows", writers[0].largest, writers[1].largest)
+	}
+}
+
+// stalledWriter is a ResponseWriter whose first write waits for release, as a client that does not read;
+// it keeps where its largest write came from.
+type stalledWriter struct {
+	header  http.Header
+	size    int
+	largest *byte
+	stalled *sync.WaitGroup
+	release chan struct{}
+}
+
+func (w *stalledWriter) Header() http.Header { return w.header }
+func (w *stalledWriter) WriteHeader(int)     {}
+func (w *stalledWriter) Write(p []byte) (int, error) {
+	if w.stalled != nil {
+		w.stalled.Done()
+		w.stalled = nil
+		<-w.release
+	}
+	if len(p) > w.size {
+		w.size, w.largest = len(p), &p[0]
+	}
+	return len(p), nil
 }
