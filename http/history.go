@@ -209,9 +209,7 @@ func (s *Server) getScoreboardAt(w http.ResponseWriter, r *http.Request, cid str
 	}
 	// The page is made under the moment's lock and written after it: a client slow to read held the lock,
 	// and with it every catch-up of the moment and the turns for the past that wait for one.
-	pageRenders <- struct{}{}
 	page, etag, err := s.pastPage(r, cid, v, m, at, group, offset, limit)
-	<-pageRenders
 	if err != nil {
 		return err
 	}
@@ -223,6 +221,8 @@ func (s *Server) getScoreboardAt(w http.ResponseWriter, r *http.Request, cid str
 // If-None-Match names it.
 func (s *Server) pastPage(r *http.Request, cid string, v rankd.View, m *moment, at time.Duration, group string,
 	offset, limit int) (cachedPage, string, error) {
+	pageRenders <- struct{}{}
+	defer func() { <-pageRenders }()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	b := m.b
