@@ -61,14 +61,15 @@ func TestCachedPageAllocations(t *testing.T) {
 func TestCCSScoreboardNotCopied(t *testing.T) {
 	e := MustOpen(t)
 	cid := e.MustGenContest(t, rankd.ICPC)
-	req := httptest.NewRequest("GET", "/api/contests/"+cid+"/scoreboard", nil)
-	e.server.ServeHTTP(&stalledWriter{header: http.Header{}}, req) // rendered and cached
+	path := "/api/contests/" + cid + "/scoreboard"
+	e.server.ServeHTTP(&stalledWriter{header: http.Header{}}, httptest.NewRequest("GET", path, nil)) // rendered and cached
 	release := make(chan struct{})
 	var writing, done sync.WaitGroup
 	writers := []*stalledWriter{{header: http.Header{}}, {header: http.Header{}}}
 	for _, w := range writers {
 		writing.Add(1)
 		w.stalled, w.release = &writing, release
+		req := httptest.NewRequest("GET", path, nil) // each its own, as the server gives
 		done.Go(func() { e.server.ServeHTTP(w, req) })
 	}
 	writing.Wait() // both answers are being written, neither read
