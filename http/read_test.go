@@ -4,7 +4,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -149,19 +148,7 @@ func TestSubmissionsListAfterASolve(t *testing.T) {
 func TestPageRenderedOnceForABurst(t *testing.T) {
 	e := MustOpen(t)
 	cid := e.MustGenContest(t, rankd.ICPC)
-	rendered := func() int {
-		r := e.Do(t, "GET", "/metrics", judgeToken, nil)
-		for line := range strings.SplitSeq(string(r.Body), "\n") {
-			if n, ok := strings.CutPrefix(line, `rankd_scoreboard_pages_rendered_total{source="board"} `); ok {
-				v, err := strconv.Atoi(n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
-		}
-		return 0
-	}
+	rendered := func() int { return e.MustCounter(t, `rankd_scoreboard_pages_rendered_total{source="board"}`) }
 	before := rendered()
 	start := make(chan struct{})
 	var wg sync.WaitGroup

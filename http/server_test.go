@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -284,4 +285,21 @@ func TestProjectionHanging(t *testing.T) {
 	if n := proj.reads.Load(); n != 1 {
 		t.Errorf("the projection was asked %d times, want once: left alone after it failed", n)
 	}
+}
+
+// MustCounter returns the value of a counter series of /metrics (its name and labels as /metrics writes
+// them); 0 when it is not there yet (a series with labels appears once counted).
+func (e *env) MustCounter(tb testing.TB, series string) int {
+	tb.Helper()
+	r := e.Do(tb, "GET", "/metrics", judgeToken, nil)
+	for line := range strings.SplitSeq(string(r.Body), "\n") {
+		if n, ok := strings.CutPrefix(line, series+" "); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil {
+				tb.Fatalf("%s: %v", series, err)
+			}
+			return v
+		}
+	}
+	return 0
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -505,20 +504,7 @@ func TestStreamLimit(t *testing.T) {
 func TestStreamSnapshotsShared(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	rendered := func() int {
-		r := e.Do(t, "GET", "/metrics", judgeToken, nil)
-		for line := range strings.SplitSeq(string(r.Body), "\n") {
-			if n, ok := strings.CutPrefix(line, "rankd_stream_snapshots_rendered_total "); ok {
-				v, err := strconv.Atoi(n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return v
-			}
-		}
-		t.Fatal("no rankd_stream_snapshots_rendered_total in /metrics")
-		return 0
-	}
+	rendered := func() int { return e.MustCounter(t, "rankd_stream_snapshots_rendered_total") }
 	before := rendered()
 	var wg sync.WaitGroup
 	for range 20 {
