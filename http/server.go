@@ -55,6 +55,9 @@ type Server struct {
 	// MaxStreams bounds the live streams open at once (0: DefaultMaxStreams): each holds memory, and a
 	// client opening thousands must not exhaust the server. Beyond it, clients are told to poll.
 	MaxStreams int
+	// MaxConns bounds the connections kept open at once (0: no bound): beyond it the server closes its idle
+	// connections and every answer closes its own, until a quarter of the bound is free again.
+	MaxConns int
 	// Projection, when set (distributed mode), serves the scoreboard pages of the jury and public views
 	// whenever it holds the board's version: see standings.
 	Projection rankd.Projection
@@ -62,6 +65,7 @@ type Server struct {
 	Finalizer Finalizer
 
 	streams atomic.Int64
+	conns   conns
 	// projectionPaused is when (Unix ns) pages may be read from the Projection again after it failed.
 	projectionPaused atomic.Int64
 
@@ -266,7 +270,12 @@ func (r *statusRecorder) Flush() {
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // ServeHTTP serves the API.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.conns.shedding.Load() {
+		w.Header().Set("Connection", "close")
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Listen starts serving on addr in the background and returns the address it listens on.
 func (s *Server) Listen(addr string) (net.Addr, error) {
@@ -293,6 +302,8 @@ func (s *Server) serve(ln net.Listener) {
 		ErrorLog:       slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 		ConnContext:    withConn,
 	}
+	s.conns.max, s.conns.srv = int64(s.MaxConns), s.srv
+	s.srv.ConnState = s.conns.state
 	go func() {
 		if err := s.srv.Serve(wholeListener{ln}); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("serve", slog.String("error", err.Error()))

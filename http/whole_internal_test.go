@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -154,5 +155,77 @@ func TestWriteTimeout(t *testing.T) {
 	resp.Body.Close()
 	if err != nil || string(b) != "stored" {
 		t.Errorf("a body sent over twice the write timeout: got %q, %v; want it answered", b, err)
+	}
+}
+
+// Beyond MaxConns connections the server closes the idle ones and stops keeping any, and keeps them again
+// once a quarter of the bound is free: clients leaving thousands of kept-alive connections idle used up the
+// files the process may open, and then no one could connect.
+func TestIdleConnectionsShed(t *testing.T) {
+	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux(), MaxConns: 4}
+	s.mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("page")) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.serve(ln)
+	defer s.srv.Close()
+	// get sends a request on its own connection, reads the answer and leaves the connection open; it
+	// returns the connection and whether the answer closes it.
+	get := func() (net.Conn, bool) {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write([]byte("GET /page HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return c, resp.Close
+	}
+	// closedByServer reports whether the server closes c within a second.
+	closedByServer := func(c net.Conn) bool {
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		_, err := c.Read(make([]byte, 1))
+		return err == io.EOF
+	}
+	var idle []net.Conn
+	for i := range 4 {
+		c, closes := get()
+		if closes {
+			t.Fatalf("connection %d of 4: got Connection: close, want it kept alive", i+1)
+		}
+		idle = append(idle, c)
+	}
+	fifth, _ := get() // closed or kept alive: by then the idle ones may have gone
+	fifth.Close()
+	// Idle connections close until a quarter of the bound is free: 3 of the 5 left open at most.
+	shed := 0
+	for _, c := range idle {
+		if closedByServer(c) {
+			shed++
+		}
+		c.Close()
+	}
+	if shed < 2 {
+		t.Errorf("4 idle connections and a fifth over a bound of 4: got %d closed by the server, want 2 or more", shed)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, closes := get()
+		c.Close()
+		if !closes {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("connections closed: got Connection: close still, want connections kept alive again")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

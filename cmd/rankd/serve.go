@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -167,6 +168,8 @@ func (s *Server) Open(ctx context.Context) error {
 				slog.Int("max_streams", n), slog.Uint64("open_files", files))
 			s.http.MaxStreams = n
 		}
+		// Idle kept-alive connections must not take the files the store and new clients need either.
+		s.http.MaxConns = int(min(files/8*7, math.MaxInt32))
 	}
 	if s.projection != nil {
 		s.engine.Shared, s.engine.Projection, s.engine.Limits = true, s.projection, rankdredis.CheckContest
