@@ -153,6 +153,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Projection, error) 
 	if p.prefix == "" || strings.ContainsAny(p.prefix, "{}\x00") {
 		return nil, rankd.Errorf(rankd.EINVALID, "Redis key prefix %q must be non-empty, without '{', '}' or NUL", p.prefix)
 	}
+	// Reads are bounded by their caller's deadline (a page waits 100 ms for Redis, then reads the board):
+	// without this, go-redis waits for its own timeouts whatever the context says.
+	o.ContextTimeoutEnabled = true
 	p.client = goredis.NewClient(o)
 	if err := p.client.Ping(ctx).Err(); err != nil {
 		_ = p.client.Close() // nothing was sent that a close could lose

@@ -1,16 +1,22 @@
 package redis_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/redis"
@@ -247,4 +253,88 @@ func TestClientLogsThroughSlog(t *testing.T) {
 	if rec.Level != "WARN" || rec.Msg != "redis client" || !strings.Contains(rec.Message, "dial") {
 		t.Errorf("got %+v, want a warning of the redis client about dialing", rec)
 	}
+}
+
+// A Redis that stops answering (stopped, or cut off) costs a read the caller's deadline, not go-redis's own
+// timeouts: a page read gave it 100 ms and waited 5 s, with the contest's board locked meanwhile.
+func TestSilentServerHonoursDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var silent atomic.Bool
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := bufio.NewReader(c)
+				for {
+					cmd, err := readCommand(r)
+					if err != nil {
+						return
+					}
+					switch {
+					case silent.Load():
+						// Read, never answered.
+					case strings.EqualFold(cmd, "hello"):
+						_, _ = c.Write([]byte("-ERR unknown command 'HELLO'\r\n")) // RESP2, as a Redis 5 answers
+					default:
+						_, _ = c.Write([]byte("+OK\r\n")) // PING, CLIENT SETINFO
+					}
+				}
+			}()
+		}
+	}()
+	p, err := redis.Open(context.Background(), "redis://"+ln.Addr().String()+"/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	silent.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = p.Standings(ctx, rankd.ProjectionQuery{ContestID: "c", View: rankd.JuryView, Limit: 10})
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("a read with 100 ms to go, from a silent Redis: took %v, want about 100 ms", took)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got error %v, want the context's deadline", err)
+	}
+}
+
+// readCommand reads one RESP command (an array of bulk strings) and returns its name.
+func readCommand(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "*")))
+	if err != nil {
+		return "", err
+	}
+	var name string
+	for i := range n {
+		head, err := r.ReadString('\n') // $len
+		if err != nil {
+			return "", err
+		}
+		size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "$")))
+		if err != nil {
+			return "", err
+		}
+		arg := make([]byte, size+2) // and its CRLF
+		if _, err := io.ReadFull(r, arg); err != nil {
+			return "", err
+		}
+		if i == 0 {
+			name = string(arg[:size])
+		}
+	}
+	return name, nil
 }
