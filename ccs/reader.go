@@ -92,7 +92,11 @@ func (r *Reader) Next() (rankd.Event, error) {
 	if len(r.coll) > 0 {
 		v := r.coll[0]
 		r.coll = r.coll[1:]
-		ev, err := r.object(r.collType, v, nil, false, r.collToken)
+		token := ""
+		if len(r.coll) == 0 {
+			token = r.collToken
+		}
+		ev, err := r.object(r.collType, v, nil, false, token)
 		if err != nil {
 			return rankd.Event{}, err
 		}
@@ -228,7 +232,12 @@ func (r *Reader) parse2023(f fields) (rankd.Event, bool, error) {
 		if len(elems) == 0 {
 			return rankd.Event{}, true, nil // an empty collection carries no object
 		}
+		// A token names one event of the log: the last element carries the line's, so that a source resumed
+		// after it has every element stored (a log refused the second element with the first's token).
 		r.coll, r.collType, r.collToken = elems[1:], f.typ, token
+		if len(elems) > 1 {
+			token = ""
+		}
 		ev, err := r.object(f.typ, elems[0], nil, false, token)
 		return ev, false, err
 	}

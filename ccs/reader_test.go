@@ -226,14 +226,16 @@ func TestReaderObjects(t *testing.T) {
 			},
 		},
 		{
+			// The line's token names one event: the last element's (the log refuses a token for two objects).
 			name: "a whole collection is handed out one object at a time",
-			feed: `{"type":"problems","id":null,"data":[{"id":"a","label":"A","name":"Asteroids","ordinal":1},{"id":"b","label":"B","name":"Bottles","ordinal":2}],"token":"p"}
+			feed: `{"type":"problems","id":null,"data":[{"id":"a","label":"A","name":"Asteroids","ordinal":1},{"id":"b","label":"B","name":"Bottles","ordinal":2},{"id":"c","label":"C","name":"Cats","ordinal":3}],"token":"p"}
 {"type":"groups","data":[]}
-{"type":"groups","id":"g","data":{"id":"g","name":"G"}}`,
+{"type":"groups","id":null,"data":[{"id":"g","name":"G"}],"token":"q"}`,
 			want: []rankd.Event{
-				{Type: rankd.EventProblem, ID: "a", Token: "p", Problem: &rankd.Problem{ID: "a", Label: "A", Name: "Asteroids", Ordinal: 1}},
-				{Type: rankd.EventProblem, ID: "b", Token: "p", Problem: &rankd.Problem{ID: "b", Label: "B", Name: "Bottles", Ordinal: 2}},
-				{Type: rankd.EventGroup, ID: "g", Group: &rankd.Group{ID: "g", Name: "G"}},
+				{Type: rankd.EventProblem, ID: "a", Problem: &rankd.Problem{ID: "a", Label: "A", Name: "Asteroids", Ordinal: 1}},
+				{Type: rankd.EventProblem, ID: "b", Problem: &rankd.Problem{ID: "b", Label: "B", Name: "Bottles", Ordinal: 2}},
+				{Type: rankd.EventProblem, ID: "c", Token: "p", Problem: &rankd.Problem{ID: "c", Label: "C", Name: "Cats", Ordinal: 3}},
+				{Type: rankd.EventGroup, ID: "g", Token: "q", Group: &rankd.Group{ID: "g", Name: "G"}},
 			},
 		},
 	} {

@@ -321,3 +321,21 @@ func TestIngestNDJSONWithoutItsType(t *testing.T) {
 		t.Errorf("got %d %q, want 400 naming application/x-ndjson", resp.StatusCode, got.Message)
 	}
 }
+
+// A 2023-06 line replacing a whole collection, with a token, stores every element, and sent again stores
+// nothing: each element took the line's token, and the log refused the second object under it.
+func TestIngestCollectionWithToken(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	line := `{"type":"teams","id":null,"data":[{"id":"t7","name":"Seven"},{"id":"t8","name":"Eight"},{"id":"t9","name":"Nine"}],"token":"c9"}` + "\n"
+	for i, want := range []struct{ accepted, duplicate int }{{3, 0}, {0, 3}} {
+		var res struct{ Accepted, Duplicates, Rejected int }
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, line, &res)
+		if res.Accepted != want.accepted || res.Duplicates != want.duplicate || res.Rejected != 0 {
+			t.Errorf("sent %d times: got %+v, want %d accepted and %d duplicates", i+1, res, want.accepted, want.duplicate)
+		}
+	}
+	for _, id := range []string{"t7", "t8", "t9"} {
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/"+id, "", nil, nil)
+	}
+}
