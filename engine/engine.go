@@ -618,6 +618,11 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		if err := e.checkLimits(c.board, &entries[i].Event); err != nil {
 			return err
 		}
+		if ev := &entries[i].Event; ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
+			if err := CheckFreeze(c.board, ev.Contest, e.Now()); err != nil {
+				return err
+			}
+		}
 		if err := c.board.Admit(&entries[i].Event); err != nil {
 			return err
 		}
@@ -764,6 +769,29 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 		return nil // no contest yet: the board refuses the event
 	}
 	return e.Limits(c, problems)
+}
+
+// CheckFreeze refuses a new definition nc of board b's contest that would move the freeze of its public
+// board once frozen (at now): later, the verdicts between the two would go public; once a reveal step is
+// made, either way (earlier, it would hide again what the public saw revealed). Whoever sends it is refused:
+// an admin's change, or a judge sending its contest again (a source extending a frozen contest without
+// lengthening its freeze, or undoing a freeze made by hand). A commit asks it of every contest event sent,
+// not of the log's: a log replays as it was stored.
+func CheckFreeze(b *board.Board, nc *rankd.Contest, now time.Time) error {
+	c, st := b.Contest(), b.State()
+	from, to := c.FreezeTime(), nc.FreezeTime()
+	if steps, _, _ := b.Reveal(); steps > 0 && to != from {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q is being revealed (%d steps made): its freeze (from %s) "+
+			"cannot move now; POST .../thaw shows the rest", c.ID, steps, ccs.FormatRelTime(from))
+	}
+	begun := st.Finalized != nil || st.Ended != nil || !c.Start.IsZero() && now.Sub(c.Start) >= from
+	if frozen := st.Thawed == nil && from < c.Duration && begun; frozen && to > from {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen since %s, and this change would "+
+			"move the freeze to %s, showing the public what it hid: to keep the freeze where it began, set "+
+			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", c.ID, ccs.FormatRelTime(from),
+			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
+	}
+	return nil
 }
 
 // rebuild builds c's board again from what is durable, after a failure left it holding events the log may

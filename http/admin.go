@@ -170,32 +170,20 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 //     first reveal or thaw attempt, then a power cut made up for), reopens it: the recorded end goes. Once
 //     results are out (thawed, finalized, a reveal step made), that is refused.
 func (s *Server) redefine(contestID string, line []byte) (*rankd.State, error) {
-	var c rankd.Contest
-	var st rankd.State
-	var steps int
-	if err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
-		c, st = b.Contest(), b.State()
-		steps, _, _ = b.Reveal()
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	now := s.Now()
 	ev, err := ccs.NewReader(bytes.NewReader(line)).Next()
 	if err != nil || ev.Contest == nil {
 		return nil, nil // the ingest says what is wrong with it
 	}
 	nc := ev.Contest
-	if from, to := c.FreezeTime(), nc.FreezeTime(); steps > 0 && to != from {
-		// Earlier, it would hide again what the public saw revealed; later, show what is still hidden.
-		return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q is being revealed (%d steps made): its freeze (from %s) "+
-			"cannot move now; POST .../thaw shows the rest", contestID, steps, ccs.FormatRelTime(from))
-	}
-	if from, to := c.FreezeTime(), nc.FreezeTime(); publicFrozen(&c, st, now) && to > from {
-		return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen since %s, and this change would "+
-			"move the freeze to %s, showing the public what it hid: to keep the freeze where it began, set "+
-			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", contestID, ccs.FormatRelTime(from),
-			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
+	now := s.Now()
+	var st rankd.State
+	var steps int
+	if err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+		st = b.State()
+		steps, _, _ = b.Reveal()
+		return engine.CheckFreeze(b, nc, now)
+	}); err != nil {
+		return nil, err
 	}
 	if nc.Start.IsZero() {
 		return nil, nil // a start taken back moves no recorded step

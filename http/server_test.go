@@ -75,6 +75,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	}
 	reg := prometheus.NewRegistry()
 	e.engine = engine.New(store, engine.NewMetrics(reg))
+	e.engine.Now = func() time.Time { return e.now }
 	if !o.unrestored {
 		if err := e.engine.Open(ctx); err != nil {
 			tb.Fatal(err)
