@@ -66,16 +66,16 @@ func TestLifeChangeDuringFreezeKeepsItsStart(t *testing.T) {
 				c := testContest()["contest"].(map[string]any)
 				c["duration"], c["scoreboard_freeze_duration"] = tc.duration, tc.freeze
 				var r response
-			if byJudge {
-				line, err := json.Marshal(map[string]any{"type": "contest", "data": c})
-				if err != nil {
-					t.Fatal(err)
+				if byJudge {
+					line, err := json.Marshal(map[string]any{"type": "contest", "data": c})
+					if err != nil {
+						t.Fatal(err)
+					}
+					r = e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, string(line)+"\n")
+				} else {
+					r = e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c})
 				}
-				r = e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, string(line)+"\n")
-			} else {
-				r = e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c})
-			}
-			if r.Status != tc.want || !strings.Contains(string(r.Body), tc.wantMsg) {
+				if r.Status != tc.want || !strings.Contains(string(r.Body), tc.wantMsg) {
 					t.Errorf("got %d %s, want %d naming %q", r.Status, r.Body, tc.want, tc.wantMsg)
 				}
 				var row struct{ Solved int }
