@@ -151,10 +151,30 @@ func requestBody(w http.ResponseWriter, r *http.Request, limit int64) (io.Reader
 // read may have been stored.
 func tooLarge(limit int64, stored int) error {
 	msg := fmt.Sprintf("the request body is larger than the server's limit of %d bytes: send the events in smaller requests", limit)
-	if stored > 0 {
-		msg += fmt.Sprintf(" (the events before line %d may have been stored: sent again, they are duplicates)", stored)
+	return &rankd.Error{Code: rankd.ETOOLARGE, Message: msg + mayBeStored(stored)}
+}
+
+// otherContest is the error of a request that defines contest id at line n of a feed sent to contest want.
+func otherContest(id, want string, n, stored int) error {
+	return rankd.Errorf(rankd.EINVALID, "line %d: the events define contest %q, not %q%s", n, id, want, mayBeStored(stored))
+}
+
+// storedBefore returns the line before which the events of a request's queued parts are, 0 when none is.
+func storedBefore(parts []part) int {
+	for i := len(parts) - 1; i >= 0; i-- {
+		if items := parts[i].items; len(items) > 0 {
+			return items[len(items)-1].n + 1
+		}
 	}
-	return &rankd.Error{Code: rankd.ETOOLARGE, Message: msg}
+	return 0
+}
+
+// mayBeStored says, for a request refused after it was partly committed, which of its events may be stored.
+func mayBeStored(stored int) string {
+	if stored == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the events before line %d may have been stored: sent again, they are duplicates)", stored)
 }
 
 // elementMessage is the message of a JSON body's item n: the reader's "line n: " prefix says "item n: "
@@ -311,13 +331,12 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		var lineErr *rankd.Error
 		var mbe *http.MaxBytesError
 		switch {
+		case err == nil && ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil && ev.Contest.ID != contestID:
+			// Another contest's feed: none of it is this contest's, though its teams and submissions would fit.
+			return ingestResponse{}, otherContest(ev.Contest.ID, contestID, rd.Line(), storedBefore(parts))
 		case err == nil, errors.As(err, &lineErr):
 		case errors.As(err, &mbe):
-			stored := 0
-			if len(parts) > 0 {
-				stored = parts[len(parts)-1].items[len(parts[len(parts)-1].items)-1].n + 1
-			}
-			return ingestResponse{}, tooLarge(mbe.Limit, stored)
+			return ingestResponse{}, tooLarge(mbe.Limit, storedBefore(parts))
 		default:
 			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end, after line %d", rd.Line())
 		}

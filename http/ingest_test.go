@@ -251,6 +251,17 @@ func TestIngestAnotherContestsFeed(t *testing.T) {
 			t.Error("the other contest's team was stored")
 		}
 	}
+	// Beyond the first part (1,000 lines), committed while the rest was read, the answer says what may be
+	// stored: it said the request was refused whole.
+	lines := make([]string, 0, 1501)
+	for i := range 1500 {
+		lines = append(lines, fmt.Sprintf(`{"type":"teams","data":{"id":"x%d","name":"X%d"}}`, i, i))
+	}
+	lines = append(lines, `{"type":"contest","data":{"id":"other","name":"Other","duration":"5:00:00","start_time":"2026-01-01T10:00:00Z"}}`)
+	e.MustDo(t, http.StatusBadRequest, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join(lines, "\n")+"\n", &body)
+	if want := "line 1501: the events define contest \"other\", not \"c1\" (the events before line 1001 may have been stored"; !strings.Contains(body.Message, want) {
+		t.Errorf("got %q, want it to say %q", body.Message, want)
+	}
 }
 
 // A feed whose file starts with a byte order mark is read as without it.
