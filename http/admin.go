@@ -2,12 +2,14 @@ package http
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -68,7 +70,16 @@ func (s *Server) readBundle(w http.ResponseWriter, r *http.Request) (contestBund
 		if errors.As(err, &mbe) {
 			return cb, tooLarge(mbe.Limit, 0)
 		}
-		return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %v", err)
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			want := "a list of objects"
+			if ute.Field == "contest" || ute.Field == "" {
+				want = "an object"
+			}
+			return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %q must be %s, not a JSON %s", cmp.Or(ute.Field, "the body"), want, ute.Value)
+		}
+		// The decoder's other messages (unknown member, malformed JSON) name no Go type.
+		return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if err := oneValue(dec); err != nil {
 		return cb, err
@@ -109,8 +120,12 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q exists; PATCH it to change it", id)
 	}
 	lines := cb.lines()
+	if _, err := ccs.NewReader(bytes.NewReader(lines[0])).Next(); err != nil {
+		return err // without a valid contest, the rest has no contest to go to: say what is wrong with it
+	}
 	if len(cb.JudgementTypes) == 0 {
-		lines = append(lines[:1], append(defaultJudgementTypeLines(), lines[1:]...)...)
+		// After the bundle's objects, so that the answer numbers them as the bundle lists them.
+		lines = append(lines, defaultJudgementTypeLines()...)
 	}
 	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})))
 	if err != nil {
