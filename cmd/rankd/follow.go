@@ -402,7 +402,7 @@ func (r *relay) post(ctx context.Context, body []byte, first int) error {
 			return err
 		}
 		wait := min(time.Duration(1<<min(attempt, 5))*time.Second, 30*time.Second)
-		fmt.Fprintf(r.stderr, "rankd follow: lines from %d: %v; trying again in %s\n", first, err, wait)
+		fmt.Fprintf(r.stderr, "rankd follow: %s; trying again in %s\n", fromLine(first, err), wait)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

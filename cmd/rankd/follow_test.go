@@ -178,7 +178,7 @@ func TestFollowWaitsForRankd(t *testing.T) {
 		t.Fatalf("follow: %v\n%s", err, errOut)
 	}
 	want := []string{"refused", "refused", "/api/v1/contests/c/events"}
-	if !reflect.DeepEqual(posts, want) || !strings.Contains(errOut, "trying again") || !strings.Contains(out, "2 lines, 2 accepted") {
+	if !reflect.DeepEqual(posts, want) || !strings.Contains(errOut, "trying again") || strings.Contains(errOut, "lines from 1: lines from") || !strings.Contains(out, "2 lines, 2 accepted") {
 		t.Errorf("got posts %q, stdout %q, stderr %q; want %q, then the counts", posts, out, errOut, want)
 	}
 }

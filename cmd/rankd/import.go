@@ -321,6 +321,14 @@ func (e *postError) Error() string {
 	return fmt.Sprintf("lines from %d: %s (%d)", e.first, e.msg, e.status)
 }
 
+// fromLine describes err, of the batch whose first line is first, naming the line once.
+func fromLine(first int, err error) string {
+	if pe, ok := errors.AsType[*postError](err); ok {
+		return pe.Error()
+	}
+	return fmt.Sprintf("lines from %d: %v", first, err)
+}
+
 // post sends one batch, whose first line is line first of the feed, trying again while the server is
 // unreachable or unavailable (sending again is harmless).
 func (im *importer) post(ctx context.Context, body []byte, first int) error {
@@ -328,7 +336,7 @@ func (im *importer) post(ctx context.Context, body []byte, first int) error {
 	for attempt := range 6 {
 		if attempt > 0 {
 			wait := time.Duration(1<<(attempt-1)) * time.Second
-			fmt.Fprintf(im.stderr, "rankd import: lines from %d: %v; trying again in %s\n", first, err, wait)
+			fmt.Fprintf(im.stderr, "rankd import: %s; trying again in %s\n", fromLine(first, err), wait)
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
