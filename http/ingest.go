@@ -89,11 +89,11 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		if err != nil {
 			return err
 		}
-		var lines [][]byte
-		if lines, single, err = jsonLines(body, t); err != nil {
+		var lines []byte
+		if lines, _, single, err = jsonLines(body, t); err != nil {
 			return err
 		}
-		feed, isJSON = bytes.NewReader(bytes.Join(lines, []byte{'\n'})), true
+		feed, isJSON = bytes.NewReader(lines), true
 	}
 	resp, err := s.ingestFeed(r, contestID, feed)
 	if err != nil {
@@ -215,15 +215,13 @@ var utf8BOM = []byte("\ufeff")
 
 // jsonLines turns a JSON body (an object or an array of objects) into feed lines: events as they are, or
 // objects of type t wrapped as events. single reports a body of one object.
-func jsonLines(body []byte, t rankd.EventType) (lines [][]byte, single bool, err error) {
+func jsonLines(body []byte, t rankd.EventType) (feed []byte, n int, single bool, err error) {
 	// A byte order mark, which some editors and Windows tools write at the start of a UTF-8 file.
-	body = bytes.TrimPrefix(body, utf8BOM)
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, false, rankd.Errorf(rankd.EINVALID, "the body is empty: send a JSON object or an array of objects")
+	body = bytes.TrimSpace(bytes.TrimPrefix(body, utf8BOM))
+	if len(body) == 0 {
+		return nil, 0, false, rankd.Errorf(rankd.EINVALID, "the body is empty: send a JSON object or an array of objects")
 	}
-	var p fastjson.Parser
-	v, err := p.ParseBytes(body)
-	if err != nil {
+	if err := fastjson.ValidateBytes(body); err != nil {
 		var hint string
 		switch {
 		case !severalValues(body):
@@ -234,31 +232,59 @@ func jsonLines(body []byte, t rankd.EventType) (lines [][]byte, single bool, err
 		default:
 			hint = " (several objects go in a JSON array; NDJSON lines of events go to the events endpoint)"
 		}
-		return nil, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v%s", err, hint)
+		return nil, 0, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v%s", err, hint)
 	}
-	var elems []*fastjson.Value
-	switch v.Type() {
-	case fastjson.TypeArray:
-		elems, _ = v.Array()
-	case fastjson.TypeObject:
-		elems, single = []*fastjson.Value{v}, true
-	default:
-		return nil, false, rankd.Errorf(rankd.EINVALID, "the body must be a JSON object or an array of objects")
+	// Each element is compacted onto a line of its own as the decoder walks the array, without a parse tree:
+	// the tree of a 63 MB array held over a gigabyte.
+	wrap := 0 // what a line adds to its element
+	if t != rankd.EventUnknown {
+		wrap = len(`{"type":"","data":}`) + len(t.String())
 	}
-	for _, e := range elems {
-		var line []byte
-		if t != rankd.EventUnknown {
-			line = append(line, `{"type":"`...)
-			line = append(line, t.String()...)
-			line = append(line, `","data":`...)
-			line = e.MarshalTo(line)
-			line = append(line, '}')
-		} else {
-			line = e.MarshalTo(line)
+	// Room for every line at once: each element is an object, so there are at most as many as '{' (but a
+	// string full of them must not size a huge buffer).
+	out := bytes.NewBuffer(make([]byte, 0, len(body)+min((wrap+1)*bytes.Count(body, []byte{'{'}), len(body)/2)))
+	add := func(elem []byte) error {
+		if n > 0 {
+			out.WriteByte('\n')
 		}
-		lines = append(lines, line)
+		n++
+		if t != rankd.EventUnknown {
+			out.WriteString(`{"type":"`)
+			out.WriteString(t.String())
+			out.WriteString(`","data":`)
+		}
+		if err := json.Compact(out, elem); err != nil {
+			return rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v", err)
+		}
+		if t != rankd.EventUnknown {
+			out.WriteByte('}')
+		}
+		return nil
 	}
-	return lines, single, nil
+	switch body[0] {
+	case '[':
+		dec := json.NewDecoder(bytes.NewReader(body))
+		if _, err := dec.Token(); err != nil {
+			return nil, 0, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v", err)
+		}
+		var elem json.RawMessage
+		for dec.More() {
+			if err := dec.Decode(&elem); err != nil {
+				return nil, 0, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v", err)
+			}
+			if err := add(elem); err != nil {
+				return nil, 0, false, err
+			}
+		}
+	case '{':
+		single = true
+		if err := add(body); err != nil {
+			return nil, 0, false, err
+		}
+	default:
+		return nil, 0, false, rankd.Errorf(rankd.EINVALID, "the body must be a JSON object or an array of objects")
+	}
+	return out.Bytes(), n, single, nil
 }
 
 // severalValues reports whether body is JSON values one after another (NDJSON, or lines run together)
