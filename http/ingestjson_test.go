@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"net/http/httptest"
+	"runtime"
 	"testing"
 
 	"rankd"
