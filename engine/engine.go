@@ -618,11 +618,6 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		if err := e.checkLimits(c.board, &entries[i].Event); err != nil {
 			return err
 		}
-		if ev := &entries[i].Event; ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
-			if err := CheckFreeze(c.board, ev.Contest, e.Now()); err != nil {
-				return err
-			}
-		}
 		if err := c.board.Admit(&entries[i].Event); err != nil {
 			return err
 		}
@@ -775,8 +770,8 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 // board once frozen (at now): later, the verdicts between the two would go public; once a reveal step is
 // made, either way (earlier, it would hide again what the public saw revealed). Whoever sends it is refused:
 // an admin's change, or a judge sending its contest again (a source extending a frozen contest without
-// lengthening its freeze, or undoing a freeze made by hand). A commit asks it of every contest event sent,
-// not of the log's: a log replays as it was stored.
+// lengthening its freeze, or undoing a freeze made by hand). The server asks it of the contests it is sent,
+// not of its own thaw's (which lifts the freeze by hand), nor of the log's: a log replays as it was stored.
 func CheckFreeze(b *board.Board, nc *rankd.Contest, now time.Time) error {
 	c, st := b.Contest(), b.State()
 	from, to := c.FreezeTime(), nc.FreezeTime()

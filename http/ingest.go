@@ -380,7 +380,18 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		case err != nil:
 			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", rankd.ErrorMessage(err))})
 		default:
-			e, err := engine.Entry(ev)
+			if ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
+				err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+					return engine.CheckFreeze(b, ev.Contest, s.Now())
+				})
+				if rankd.ErrorCode(err) == rankd.ENOTFOUND {
+					err = nil // a new contest
+				}
+			}
+			var e rankd.LogEntry
+			if err == nil {
+				e, err = engine.Entry(ev)
+			}
 			if err == nil {
 				entries = append(entries, e)
 			}
