@@ -200,6 +200,17 @@ async function refreshContest() {
   }
 }
 
+// checkFrozen reads the contest again soon when a frame (a snapshot, a diff, a page polled) of board b says
+// that the public board hides verdicts while the contest read last says it does not, or the other way
+// round: a freeze or a thaw made by hand (or by the clock), which the phase and the banner then show within
+// a frame or a poll, not at the next regular read. b is the view's board, or in the jury view its public
+// feed's (the jury's own hides nothing); a top frame of the big screen does not say (b.frozen is null).
+function checkFrozen(b) {
+  if (b.frozen === null) return;
+  const hides = "frozen" in contest ? contest.frozen : publicFrozen() || hiddenUntilEnd();
+  if (b.frozen !== hides) refreshSoon();
+}
+
 // publicFrozen reports whether the public board hides verdicts now, as the server decides it: during the
 // freeze, and after the end of a contest with a freeze until it is thawed.
 function publicFrozen() {
@@ -382,10 +393,7 @@ function follow() {
       $("own").hidden = table.ownTeam === "";
       show(changed, true);
       reveal.refresh(); // while it watches: the public view of an ended contest
-      // Verdicts of frozen submissions during the freeze: the board was thawed (the contest says so). A
-      // frame that hides verdicts while the page knows of no freeze: frozen by hand, or by the clock.
-      if (changed !== null && board.resolved > 0 && contest.phase === "frozen" && view !== "jury") refreshSoon();
-      if (changed !== null && view !== "jury" && board.frozen && !publicFrozen() && !hiddenUntilEnd()) refreshSoon();
+      if (view !== "jury") checkFrozen(board); // the jury's own view hides nothing: its public feed tells
       const ms = performance.now() - started;
       if (changed === null) {
         stats.snapshots++;
@@ -402,7 +410,10 @@ function follow() {
       board: publicBoard,
       streamURL: `${base}/scoreboard/stream?view=public`,
       pollURL: `${base}/scoreboard?view=public`,
-      onFrame: (changed) => table.render(changed, false),
+      onFrame: (changed) => {
+        table.render(changed, false);
+        checkFrozen(publicBoard);
+      },
       onState: () => {},
     }).start());
   }

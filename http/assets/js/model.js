@@ -21,11 +21,9 @@ export class Board {
     // scoreboard page or a top frame have ranks only.
     this.keyed = false;
     this.view = "";
-    // resolved counts the cells of the last diff whose pending submissions got verdicts, in rows other
-    // than the view's own team: on a frozen board, a sign that it was thawed.
-    this.resolved = 0;
-    // frozen is whether the view hid verdicts at the last snapshot, page or diff, as the server says.
-    this.frozen = false;
+    // frozen is whether the view hid verdicts at the last snapshot, page or diff, as the server says; null
+    // before any (top frames do not say).
+    this.frozen = null;
   }
 
   // applySnapshot replaces the board with a snapshot's rows.
@@ -66,7 +64,6 @@ export class Board {
     if (!this.keyed || d.base_seq !== this.seq) throw new GapError(this.seq, d.base_seq);
     const listed = new Map(d.rows.map((r) => [r.team_id, r]));
     const out = new Set([...listed.keys(), ...(d.removed || [])]);
-    this.resolved = 0;
     if ("frozen" in d) this.frozen = d.frozen;
     // Out go the listed and removed rows, from the last position up, so each leaves the others' in place.
     const gone = [];
@@ -78,7 +75,6 @@ export class Board {
       // A diff carries only the cells that changed of a row the client has: the others stay.
       const r = listed.get(id);
       if (r) {
-        if (this.view !== `team:${id}`) this.resolved += resolvedCells(prev.cells, r.cells);
         r.cells = mergeCells(prev.cells, r.cells);
         r.was = prev.pos;
       }
@@ -124,14 +120,4 @@ export function mergeCells(prev, changed) {
     else cells[i] = c;
   }
   return cells;
-}
-
-// resolvedCells counts the cells of changed whose pending count is below prev's.
-function resolvedCells(prev, changed) {
-  let n = 0;
-  for (const c of changed) {
-    const p = prev.find((x) => x.problem_id === c.problem_id);
-    if (p && (c.pending || 0) < (p.pending || 0)) n++;
-  }
-  return n;
 }

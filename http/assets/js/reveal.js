@@ -23,7 +23,8 @@ export class Reveal {
     this.watching = false;
     this.active = false;
     // state is GET /reveal's last answer (seq, step, remaining, next); last the cell the last step revealed
-    // when this page knows it (its step; old_rank and new_rank when this page made it).
+    // when this page knows it (its step; old_rank and new_rank when this page made it; already and rank,
+    // the team's rank now, when this page asked for it after another screen had made it).
     this.state = null;
     this.last = null;
     this.busy = false;
@@ -87,11 +88,15 @@ export class Reveal {
     this.busy = true;
     this.error = "";
     this.#render();
-    const a = await call("POST", `${this.base}/reveal/next`, { step: this.state.step + 1 });
+    const asked = this.state.step + 1;
+    const a = await call("POST", `${this.base}/reveal/next`, { step: asked });
     this.busy = false;
     if (a.ok) {
       const b = a.body;
-      this.#update(b, { ...b.revealed, old_rank: b.old_rank, new_rank: b.new_rank });
+      // A duplicate is a step another screen (or an earlier try) made: its ranks are both the team's rank
+      // now, not a move; its cell is the last step's unless more steps were made since.
+      if (!b.duplicate) this.#update(b, { ...b.revealed, old_rank: b.old_rank, new_rank: b.new_rank });
+      else this.#update(b, b.step === asked ? { ...b.revealed, already: true, rank: b.new_rank } : null);
       // The jury's answer says why the next step would be refused, if it would be.
       this.blocked = b.blocked ? b.blocked.message : "";
       this.#render();
@@ -185,6 +190,7 @@ export class Reveal {
   }
 
   #move(c) {
+    if (c.already) return c.rank ? `, a step already made (another screen's): rank ${c.rank} now` : ", a step already made (another screen's)";
     if (!c.old_rank || !c.new_rank) return "";
     return c.new_rank === c.old_rank ? `, stays at rank ${c.new_rank}` : `, rank ${c.old_rank} → ${c.new_rank}`;
   }

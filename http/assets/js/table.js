@@ -37,6 +37,10 @@ export class Table {
         this.render(new Set(), false);
       });
     }, { passive: true });
+    // A cell's flash (see flash) ends with its animation: one listener for every cell.
+    this.body.addEventListener("animationend", (e) => {
+      if (e.target instanceof Element && e.target.classList.contains("prob")) e.target.classList.remove("flash");
+    });
     new ResizeObserver(() => {
       this.measure();
       this.render(new Set(), false);
@@ -277,7 +281,8 @@ function setText(el, text) {
   if (el.textContent !== text) el.textContent = text;
 }
 
+// flash marks a cell that changed; the table's one listener takes the mark away when its animation ends.
+// No listener a flash: a hidden tab (or one that shows no motion) runs no animation, and would pile them up.
 function flash(el) {
   el.classList.add("flash");
-  el.addEventListener("animationend", () => el.classList.remove("flash"), { once: true });
 }
