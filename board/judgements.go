@@ -1,9 +1,6 @@
 package board
 
-import (
-	"slices"
-	"strconv"
-)
+import "slices"
 
 // A submission counts its latest judgement (by start time, then id), which its sub holds. Its other
 // judgements (older ones, or ones a rejudge replaced) are kept aside, in older, so that when the counting
@@ -25,15 +22,19 @@ func newer(start int64, id uint64, start2 int64, id2 uint64) bool {
 	return start > start2 || start == start2 && id > id2
 }
 
-// judgedSub returns the id of the submission the judgement with key jkey judges, if it is known.
-func (b *Board) judgedSub(jkey uint64) (string, bool) {
+// judgedSub returns the submission the judgement with key jkey judges, if it is known: its id's key, and
+// the id itself unless it is numeric (its key then says it all; see locateKey).
+func (b *Board) judgedSub(jkey uint64) (skey uint64, sid string, numeric, ok bool) {
 	if jkey < uint64(len(b.judDense)) {
 		if n := b.judDense[jkey]; n != 0 {
-			return strconv.FormatUint(uint64(n-1), 10), true
+			return uint64(n - 1), "", true, true
 		}
 	}
-	id, ok := b.judStr[jkey]
-	return id, ok
+	if sid, ok = b.judStr[jkey]; !ok {
+		return 0, "", false, false
+	}
+	skey, numeric = idKey(sid)
+	return skey, sid, numeric, true
 }
 
 // setJudgedSub records that the judgement with key jkey judges submission sid (whose key is skey).
@@ -106,7 +107,7 @@ func (b *Board) count(s *sub, skey uint64, j judgement) {
 	// Kept whatever the rules: a contest redefined as IOI needs them.
 	if len(j.subtasks) > 0 {
 		b.subtasks[skey] = j.subtasks
-	} else {
+	} else if len(b.subtasks) > 0 { // ICPC and CTF have none: the map stays empty, and a delete costs a lookup
 		delete(b.subtasks, skey)
 	}
 }

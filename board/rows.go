@@ -118,17 +118,19 @@ func (b *Board) commit() {
 	// team view alone. Changes of other rows (first-to-solve marks, CTF values) never do, so the team view
 	// learns nothing about hidden events of others.
 	b.teamRows = b.teamRows[:0]
+	first := len(b.change.Diffs)
 	for _, t := range b.views[jury].dirty {
 		tm := &b.teams[t]
 		if tm.ownDirty == b.epoch && tm.dirty[public] != b.epoch {
 			b.ownSeq[t]++
+			seq := b.views[public].seq + b.ownSeq[t]
 			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.id, Moved: true})
+			b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.TeamView(tm.id), Seq: seq, BaseSeq: seq - 1})
 		}
 	}
+	// Each team's diff holds its row, once teamRows has stopped growing.
 	for i := range b.teamRows {
-		id := b.teamRows[i].TeamID
-		seq := b.Seq(rankd.TeamView(id))
-		b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.TeamView(id), Seq: seq, BaseSeq: seq - 1, Rows: b.teamRows[i : i+1]})
+		b.change.Diffs[first+i].Rows = b.teamRows[i : i+1]
 	}
 }
 

@@ -215,7 +215,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		}
 	}
 	jid, _ := idKey(j.ID)
-	if prev, ok := b.judgedSub(jid); ok && prev != j.SubmissionID {
+	if prev, _, _, ok := b.judgedSub(jid); ok && prev != skey {
 		// The judgement judged another submission before: its new version replaces that one.
 		b.unjudge(j.ID)
 	}
@@ -412,12 +412,11 @@ func (b *Board) setCell(ci, v int, subs []score.Sub) {
 // that judges another submission): the latest of the submission's other judgements counts instead, or none.
 func (b *Board) unjudge(id string) {
 	jkey, _ := idKey(id)
-	sid, ok := b.judgedSub(jkey)
+	skey, sid, snum, ok := b.judgedSub(jkey)
 	if !ok {
 		return // never judged anything with a verdict: nothing changes
 	}
 	b.forgetJudged(jkey)
-	skey, snum := idKey(sid)
 	ci, ok := b.locateKey(sid, skey, snum)
 	if !ok {
 		return // its submission is gone
