@@ -46,6 +46,10 @@ var (
 type DB struct {
 	pool *pgxpool.Pool
 
+	// timeout bounds what a server does with db as it starts: Open, HoldExclusive (OpenTimeout but in tests);
+	// closeWait bounds each step of Close (closeWait's value but in tests).
+	timeout, closeWait time.Duration
+
 	mu sync.Mutex // guards exclusive, held and heldPID
 	// exclusive says that HoldExclusive took the lock; held is the session holding it (nil when it was
 	// lost and could not be taken again), heldPID its server process. A session can be lost (the server
@@ -56,12 +60,28 @@ type DB struct {
 	heldPID   uint32
 }
 
+// OpenTimeout bounds Open as a whole (connecting, then bringing the schema up to date, which waits for another
+// server's migration), and HoldExclusive: a database that does not answer within it (stopped, or beyond a network
+// that drops packets) fails them with EUNAVAILABLE, rather than holding the server's start for ever. A database
+// that is slow but alive answers them in well under a second.
+const OpenTimeout = 20 * time.Second
+
+// ConnectTimeout bounds each new connection of the store, at Open and later, unless the URL sets
+// connect_timeout: without it, a connection to a server that accepts and never answers would wait for minutes.
+const ConnectTimeout = 10 * time.Second
+
 // Open connects to the database at url (a PostgreSQL URL or key=value string as libpq takes it, e.g.
 // postgres://rankd@127.0.0.1:5432/rankd?sslmode=disable; pool settings such as pool_max_conns go in it too)
 // and brings the schema up to date. Tables live in the first schema of the connection's search_path (which the
 // URL may set: ...&search_path=rankd). A database written by a newer rankd, whose schema this one does not
-// know, is refused. A server that cannot be reached: EUNAVAILABLE.
+// know, is refused. A server that cannot be reached, or does not answer within OpenTimeout: EUNAVAILABLE. Only
+// the open is bounded so: later calls are bounded by their own contexts.
 func Open(ctx context.Context, url string) (*DB, error) {
+	return open(ctx, url, OpenTimeout)
+}
+
+// open is Open, bounded by timeout rather than OpenTimeout.
+func open(ctx context.Context, url string, timeout time.Duration) (*DB, error) {
 	if url == "" {
 		return nil, rankd.Errorf(rankd.EINVALID, "no PostgreSQL URL given")
 	}
@@ -70,30 +90,69 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		// The parser's message may repeat the URL, password included: it stays in the cause.
 		return nil, &rankd.Error{Code: rankd.EINVALID, Message: "invalid PostgreSQL URL", Err: err}
 	}
+	if cfg.ConnConfig.ConnectTimeout <= 0 {
+		cfg.ConnConfig.ConnectTimeout = ConnectTimeout // the pool's own default is 2 minutes
+	}
+	ctx, cancel := startup(ctx, timeout)
+	defer cancel()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fail(ctx, "open", err)
 	}
-	db := &DB{pool: pool}
+	db := &DB{pool: pool, timeout: timeout, closeWait: closeWait}
 	if err := db.migrate(ctx); err != nil {
-		pool.Close()
+		pool.Close() // nothing in use: the migration gave its connection back, or it was never made
 		return nil, err
 	}
 	return db, nil
+}
+
+// noAnswer is the cause of the deadline of a start-up call (see startup): the database did not answer in time.
+type noAnswer struct{ within time.Duration }
+
+func (e noAnswer) Error() string { return fmt.Sprintf("no answer within %s", e.within) }
+
+// Unwrap makes it a deadline, for errors.Is(err, context.DeadlineExceeded).
+func (e noAnswer) Unwrap() error { return context.DeadlineExceeded }
+
+// startup returns ctx bounded by timeout for a call made at start-up, so that a database that accepts
+// connections and never answers fails it (fail then gives EUNAVAILABLE) rather than holding it for ever.
+func startup(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, timeout, noAnswer{timeout})
 }
 
 // Pool returns the store's connection pool, for what keeps its own tables in the same database (the
 // finalization jobs of package finalize).
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
-// Close closes the store's connections, waiting for those in use to be given back. Later calls fail.
+// closeWait is how long Close waits for the connections in use to be given back, and for the lock of
+// HoldExclusive to be given up.
+const closeWait = 5 * time.Second
+
+// Close closes the store's connections, waiting at most a few seconds for those in use to be given back: a call
+// still waiting for a database that stopped answering, under a context that has no deadline, must not hold the
+// server's shutdown for ever. It then fails with EUNAVAILABLE, leaving those connections to be closed once
+// their calls end. Later calls fail.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	db.release()
 	db.exclusive = false // an Append in flight does not take the lock again
 	db.mu.Unlock()
-	db.pool.Close()
-	return nil
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		db.pool.Close()
+	}()
+	t := time.NewTimer(db.closeWait)
+	defer t.Stop()
+	select {
+	case <-closed:
+		return nil
+	case <-t.C:
+		return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: "the database is unavailable",
+			Err: fmt.Errorf("postgres: close: connections still in use after %s (%d), left to close when their calls end",
+				db.closeWait, db.pool.Stat().AcquiredConns())}
+	}
 }
 
 // release gives up the lock of HoldExclusive, if db holds it; db.mu is held. It unlocks first: the server
@@ -104,7 +163,7 @@ func (db *DB) release() {
 	if db.held == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), db.closeWait)
 	defer cancel()
 	_, _ = db.held.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, exclusiveLock)
 	_ = db.held.Hijack().Close(ctx)
@@ -118,8 +177,11 @@ const exclusiveLock = 0x72616e6c // "ranl"
 // A server that keeps its boards in its own memory takes it, so that a second one over the same database,
 // whose boards would never see the first one's events, refuses to start (ECONFLICT). Should the session holding
 // it be lost, Append takes the lock again before it stores anything, and fails with ECONFLICT while another
-// server holds it.
+// server holds it. A server takes it as it starts: a database that does not answer within OpenTimeout fails it
+// with EUNAVAILABLE.
 func (db *DB) HoldExclusive(ctx context.Context) error {
+	ctx, cancel := startup(ctx, db.timeout)
+	defer cancel()
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if err := db.lock(ctx); err != nil {
@@ -180,11 +242,16 @@ func (db *DB) relock(ctx context.Context, pid uint32) error {
 
 // fail wraps err, the failure of operation op, for the caller. When ctx is done, its error is the cause, so
 // that callers can check it with errors.Is. A server that cannot be reached (down, restarting, refusing
-// connections, a broken connection) gives an *rankd.Error with code EUNAVAILABLE, so that callers answer
-// "retry later"; any other failure is internal. The driver's message stays in the cause, never in the
-// *rankd.Error's message.
+// connections, a broken connection), or did not answer a start-up call in time (see startup), gives an
+// *rankd.Error with code EUNAVAILABLE, so that callers answer "retry later"; any other failure is internal. The
+// driver's message stays in the cause, never in the *rankd.Error's message.
 func fail(ctx context.Context, op string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
+		var late noAnswer
+		if cause := context.Cause(ctx); errors.As(cause, &late) {
+			return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: "the database is unavailable",
+				Err: fmt.Errorf("postgres: %s: %w", op, cause)}
+		}
 		return fmt.Errorf("postgres: %s: %w", op, cerr)
 	}
 	err = fmt.Errorf("postgres: %s: %w", op, err)
