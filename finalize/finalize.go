@@ -12,6 +12,7 @@
 package finalize
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -98,7 +99,13 @@ type Config struct {
 	RescueAfter time.Duration
 	// PollEvery is how often a server looks for jobs to run (default 1 second).
 	PollEvery time.Duration
+	// StartTimeout bounds bringing the jobs' tables up to date as the service starts (default
+	// DefaultStartTimeout): a database that stopped answering fails the start rather than holding it for ever.
+	StartTimeout time.Duration
 }
+
+// DefaultStartTimeout is Config.StartTimeout's default; a migration waits for another server's within it.
+const DefaultStartTimeout = 20 * time.Second
 
 // DefaultRescueAfter is Config.RescueAfter's default. Abandoned jobs are looked for every 30 seconds (by the
 // servers' elected leader, after the dead one's lease of up to 15 seconds ran out), so a job is taken up again
@@ -143,7 +150,16 @@ func OpenSQLite(ctx context.Context, path string, cfg Config) (*Service, error) 
 // rankd's, in the first schema of the search path), migrating River's tables first. The servers sharing the
 // database share the jobs: each runs on one server.
 func NewPostgres(ctx context.Context, pool *pgxpool.Pool, cfg Config) (*Service, error) {
-	return newService(ctx, riverpgxv5.New(pool), cfg, func(m *rivermigrate.Migrator[pgx.Tx]) error {
+	return newService(ctx, riverpgxv5.New(pool), cfg, func(m *rivermigrate.Migrator[pgx.Tx]) (err error) {
+		within := cmp.Or(cfg.StartTimeout, DefaultStartTimeout)
+		ctx, cancel := context.WithTimeout(ctx, within)
+		defer cancel()
+		defer func() {
+			if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				err = &rankd.Error{Code: rankd.EUNAVAILABLE, Message: "the database is unavailable",
+					Err: fmt.Errorf("no answer within %s: %w", within, err)}
+			}
+		}()
 		// Servers starting together on a new database would each create River's tables, and all but one
 		// fail: they take turns, holding an advisory lock of the schema on a connection of their own (River
 		// runs each migration in a transaction of its own: some cannot share one).
