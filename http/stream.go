@@ -180,9 +180,12 @@ func (s *Server) stillAllows(r *http.Request, cid string, v rankd.View) bool {
 
 // topFrame is the body of a top event: the first rows of the view, whole.
 type topFrame struct {
-	Seq   uint64    `json:"seq"`
-	Total int       `json:"total"`
-	Rows  []rowJSON `json:"rows"`
+	Seq   uint64 `json:"seq"`
+	Total int    `json:"total"`
+	// Frozen says whether the view hides verdicts, as the other frames do: a big screen shows a freeze or
+	// thaw by hand with its next frame.
+	Frozen bool      `json:"frozen"`
+	Rows   []rowJSON `json:"rows"`
 }
 
 // bigScreen sends the top rows of the view whenever it changed, at most once per throttle. The rows are a
@@ -199,7 +202,7 @@ func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *
 			if err != nil {
 				return nil, err
 			}
-			tf := topFrame{Seq: st.Seq, Total: st.Total, Rows: make([]rowJSON, len(st.Rows))}
+			tf := topFrame{Seq: st.Seq, Total: st.Total, Frozen: s.frozen(b, v), Rows: make([]rowJSON, len(st.Rows))}
 			for i, row := range st.Rows {
 				tf.Rows[i] = renderRow(b, row)
 			}

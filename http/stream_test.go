@@ -381,13 +381,17 @@ func TestStreamBigScreen(t *testing.T) {
 	next, _ := e.MustStream(t, "?top=2&throttle=100ms", nil)
 	nextFrame(next) // retry
 	var top struct {
-		Seq   uint64
-		Total int
-		Rows  []stream.Row
+		Seq    uint64
+		Total  int
+		Frozen *bool
+		Rows   []stream.Row
 	}
 	ev := nextFrame(next)
 	if ev.name != "top" || json.Unmarshal([]byte(ev.data), &top) != nil || len(top.Rows) != 2 || top.Total != 3 || top.Rows[0].TeamID != "t1" {
 		t.Fatalf("got %+v, want the top 2 of 3 with t1 first", ev)
+	}
+	if top.Frozen == nil || !*top.Frozen {
+		t.Errorf("at 4:30, frozen since 4:00: got frozen %v, want true", top.Frozen)
 	}
 	first := top.Seq
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
@@ -395,6 +399,12 @@ func TestStreamBigScreen(t *testing.T) {
 	ev = nextFrame(next)
 	if ev.name != "top" || json.Unmarshal([]byte(ev.data), &top) != nil || top.Seq <= first || top.Rows[1].TeamID != "t2" || top.Rows[1].Solved != 1 {
 		t.Errorf("after t2's solve: got %+v, want a new top with t2 second, 1 solved", ev)
+	}
+	// A thaw by hand shows with the next frame, though no row changed: the screen says it is thawed.
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
+	top.Frozen = nil
+	if ev = nextFrame(next); ev.name != "top" || json.Unmarshal([]byte(ev.data), &top) != nil || top.Frozen == nil || *top.Frozen {
+		t.Errorf("after a thaw by hand: got %+v, want a top frame saying frozen false", ev)
 	}
 	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream?top=5", "", nil); r.Status != http.StatusBadRequest {
 		t.Errorf("top without throttle: got %d, want 400", r.Status)

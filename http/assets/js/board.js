@@ -204,7 +204,7 @@ async function refreshContest() {
 // that the public board hides verdicts while the contest read last says it does not, or the other way
 // round: a freeze or a thaw made by hand (or by the clock), which the phase and the banner then show within
 // a frame or a poll, not at the next regular read. b is the view's board, or in the jury view its public
-// feed's (the jury's own hides nothing); a top frame of the big screen does not say (b.frozen is null).
+// feed's (the jury's own hides nothing); before its first frame b.frozen is null.
 function checkFrozen(b) {
   if (b.frozen === null) return;
   const hides = "frozen" in contest ? contest.frozen : publicFrozen() || hiddenUntilEnd();

@@ -21,8 +21,8 @@ export class Board {
     // scoreboard page or a top frame have ranks only.
     this.keyed = false;
     this.view = "";
-    // frozen is whether the view hid verdicts at the last snapshot, page or diff, as the server says; null
-    // before any (top frames do not say).
+    // frozen is whether the view hid verdicts at the last snapshot, page, top frame or diff, as the server
+    // says; null before any.
     this.frozen = null;
   }
 
