@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	main "rankd/cmd/rankd"
 	"rankd/gen"
 	"rankd/postgres/pgtest"
 	"rankd/redis/redistest"
@@ -266,4 +267,21 @@ func getJSON(url string, v any) error {
 		return errors.New(resp.Status + ": " + string(body))
 	}
 	return json.Unmarshal(body, v)
+}
+
+// An idle server of the distributed mode says in its log when PostgreSQL stops answering: its look for other
+// servers' events waited for ever, and nothing was logged while the database was silent.
+func TestServeLogsSilentPostgres(t *testing.T) {
+	proxy := pgtest.MustProxy(t, pgtest.MustSchema(t))
+	redis := MustStartRedis(t)
+	node := StartRankd(t, t.TempDir(), "--postgres", proxy.URL, "--redis", redis.URL())
+	proxy.Freeze()
+	defer proxy.Thaw()
+	deadline := time.Now().Add(main.FollowTimeout + 10*time.Second)
+	for !strings.Contains(node.Logs(), "following the log failed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("PostgreSQL silent for %v: got no \"following the log failed\" in the log", main.FollowTimeout+10*time.Second)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -354,21 +354,31 @@ func (s *Server) follow(ctx context.Context) {
 	}()
 	tick := time.NewTicker(FollowEvery)
 	defer tick.Stop()
+	sync := func(fn func(context.Context) error) error {
+		// Bounded: a database that stopped answering must fail it, and say so in the log, rather than hold
+		// an idle server silent.
+		ctx, cancel := context.WithTimeout(ctx, FollowTimeout)
+		defer cancel()
+		return fn(ctx)
+	}
 	for {
 		var err error
 		select {
 		case <-ctx.Done():
 			return
 		case id := <-wake:
-			err = s.engine.SyncContest(ctx, id)
+			err = sync(func(ctx context.Context) error { return s.engine.SyncContest(ctx, id) })
 		case <-tick.C:
-			err = s.engine.Sync(ctx)
+			err = sync(s.engine.Sync)
 		}
 		if err != nil && ctx.Err() == nil {
 			s.Logger.Warn("following the log failed", slog.String("error", err.Error()))
 		}
 	}
 }
+
+// FollowTimeout bounds one look for events other servers stored.
+const FollowTimeout = 10 * time.Second
 
 // closeStores closes what Open opened before serving.
 func (s *Server) closeStores() error {
