@@ -1212,7 +1212,21 @@ func (e *Engine) ContestIDs() []string {
 // Read calls fn with the board of a contest and the log position it reflects, under the contest's read
 // lock: fn must not keep the board or block. The board holds only durable entries.
 func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error) error {
-	return e.read(contestID, readDurable, fn)
+	return e.read(contestID, readDurable, 0, fn)
+}
+
+// ReadWithin is Read, or ReadPublic when public is set, giving up when a commit holds the board for longer
+// than d (its disk or database does not answer): it then reads nothing and reports false.
+func (e *Engine) ReadWithin(contestID string, public bool, d time.Duration, fn func(b *board.Board, pos int64) error) (bool, error) {
+	wait := readDurable
+	if public {
+		wait = readPublic
+	}
+	err := e.read(contestID, wait, d, fn)
+	if errors.Is(err, errSyncing) {
+		return false, nil
+	}
+	return true, err
 }
 
 // ReadPublic is Read for a reader of the public view alone (and of what all views share: the contest's
@@ -1222,12 +1236,12 @@ func (e *Engine) Read(contestID string, fn func(b *board.Board, pos int64) error
 // verdicts come (DESIGN, principle 4). The other views of the board fn gets may hold entries not yet
 // durable.
 func (e *Engine) ReadPublic(contestID string, fn func(b *board.Board, pos int64) error) error {
-	return e.read(contestID, readPublic, fn)
+	return e.read(contestID, readPublic, 0, fn)
 }
 
 // TryRead is Read unless a commit is waiting for the disk: then it reads nothing and reports false.
 func (e *Engine) TryRead(contestID string, fn func(b *board.Board, pos int64) error) (bool, error) {
-	err := e.read(contestID, readTryDurable, fn)
+	err := e.read(contestID, readTryDurable, 0, fn)
 	if errors.Is(err, errSyncing) {
 		return false, nil
 	}
@@ -1243,16 +1257,61 @@ const (
 
 var errSyncing = errors.New("a commit is waiting for the disk")
 
-func (e *Engine) read(contestID string, wait int, fn func(b *board.Board, pos int64) error) error {
+// rlock read-locks mu, waiting for it at most until deadline when within is not 0, and reports whether it
+// did. The wait is mu's own (RLock, on a goroutine when it has to wait): polling TryRLock would lose to the
+// commits of a busy contest, each of them a writer waiting.
+func rlock(mu *sync.RWMutex, within time.Duration, deadline time.Time) bool {
+	if within == 0 {
+		mu.RLock()
+		return true
+	}
+	if mu.TryRLock() {
+		return true
+	}
+	var state sync.Mutex
+	got, gaveUp := make(chan struct{}), false
+	go func() {
+		mu.RLock()
+		state.Lock()
+		defer state.Unlock()
+		if gaveUp {
+			mu.RUnlock()
+			return
+		}
+		close(got)
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-got:
+		return true
+	case <-t.C:
+		state.Lock()
+		defer state.Unlock()
+		select {
+		case <-got:
+			return true // locked just now
+		default:
+			gaveUp = true
+			return false
+		}
+	}
+}
+
+// read reads contest contestID's board as wait says, giving up with errSyncing after within (0: never).
+func (e *Engine) read(contestID string, wait int, within time.Duration, fn func(b *board.Board, pos int64) error) error {
 	e.mu.RLock()
 	c, ok := e.contests[contestID]
 	e.mu.RUnlock()
 	if !ok {
 		return e.unknown(contestID)
 	}
+	deadline := time.Now().Add(within)
 	switch wait {
 	case readDurable:
-		c.durable.RLock()
+		if !rlock(&c.durable, within, deadline) {
+			return errSyncing
+		}
 	case readTryDurable:
 		if !c.durable.TryRLock() {
 			return errSyncing
@@ -1261,7 +1320,9 @@ func (e *Engine) read(contestID string, wait int, fn func(b *board.Board, pos in
 	if wait != readPublic {
 		defer c.durable.RUnlock()
 	}
-	c.mu.RLock()
+	if !rlock(&c.mu, within, deadline) {
+		return errSyncing
+	}
 	defer c.mu.RUnlock()
 	switch {
 	case c.stale:

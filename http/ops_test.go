@@ -279,3 +279,30 @@ func TestContestListWithAContestBeingRebuilt(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The list of contests leaves out a contest whose commit waits for a store that does not answer, rather
+// than wait with it (it took 30 s, the front page with it).
+func TestContestListDoesNotWaitForAStuckCommit(t *testing.T) {
+	env, store := MustOpenHolding(t)
+	store.syncing = true
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// A verdict the public sees: its commit holds the public's readers until it is durable.
+		env.Do(t, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+			`{"id":"j2c","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:30:00"}`)
+	}()
+	<-store.holding
+	var list []struct{ ID string }
+	start := time.Now()
+	env.MustDo(t, http.StatusOK, "GET", "/api/v1/contests", "", nil, &list)
+	if took := time.Since(start); took > 3*time.Second || len(list) != 0 {
+		t.Errorf("list during a stuck commit: got %+v in %v, want it without c1 within about a second", list, took)
+	}
+	store.hold <- struct{}{}
+	<-done
+	env.MustDo(t, http.StatusOK, "GET", "/api/v1/contests", "", nil, &list)
+	if len(list) != 1 || list[0].ID != "c1" {
+		t.Errorf("list once committed: got %+v, want c1", list)
+	}
+}

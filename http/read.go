@@ -156,16 +156,19 @@ func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
 }
 
 // eachContest calls fn with the board of every defined contest that can be read now, in id order, under
-// its read lock. A contest being rebuilt from the log is left out, not the whole list: its own address says
-// to retry.
+// its read lock. A contest being rebuilt from the log, or whose commit has waited for its store longer than
+// listWait (a database that does not answer), is left out, not the whole list: its own address says more.
 func (s *Server) eachContest(v rankd.View, fn func(b *board.Board)) {
 	for _, id := range s.Engine.ContestIDs() {
-		_ = s.readBoard(id, v, func(b *board.Board, _ int64) error {
+		_, _ = s.Engine.ReadWithin(id, v.Kind == rankd.ViewPublic, listWait, func(b *board.Board, _ int64) error {
 			fn(b)
 			return nil
 		})
 	}
 }
+
+// listWait is how long the list of contests waits for a contest whose commit holds its board.
+const listWait = time.Second
 
 // getContest describes a contest; a jury token also learns its hidden groups.
 func (s *Server) getContest(w http.ResponseWriter, r *http.Request) error {
