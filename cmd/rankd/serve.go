@@ -354,7 +354,7 @@ func (s *Server) follow(ctx context.Context) {
 	}()
 	tick := time.NewTicker(FollowEvery)
 	defer tick.Stop()
-	sync := func(fn func(context.Context) error) error {
+	bounded := func(fn func(context.Context) error) error {
 		// Bounded: a database that stopped answering must fail it, and say so in the log, rather than hold
 		// an idle server silent.
 		ctx, cancel := context.WithTimeout(ctx, FollowTimeout)
@@ -367,9 +367,9 @@ func (s *Server) follow(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case id := <-wake:
-			err = sync(func(ctx context.Context) error { return s.engine.SyncContest(ctx, id) })
+			err = bounded(func(ctx context.Context) error { return s.engine.SyncContest(ctx, id) })
 		case <-tick.C:
-			err = sync(s.engine.Sync)
+			err = bounded(s.engine.Sync)
 		}
 		if err != nil && ctx.Err() == nil {
 			s.Logger.Warn("following the log failed", slog.String("error", err.Error()))
