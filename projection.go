@@ -17,6 +17,11 @@ type ProjectionUpdate struct {
 	// After is the position the sender knows the projection reached (0: none): an update carries the rows
 	// changed since then only, so a projection found behind it lost rows and must be rebuilt (ECONFLICT).
 	After int64
+	// Replace, for Rebuild only, is the position of a projection found to hold another log's rows (a database
+	// restored from an older dump, or a new one, beside the Redis of the old): Rebuild replaces a projection
+	// still at that position though it is further on, and drops what else it holds of the contest (final
+	// standings). 0: none.
+	Replace int64
 	// Contest and Problems define the row layout and the sort order (scoring, penalty, duration).
 	Contest  Contest
 	Problems []Problem

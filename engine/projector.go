@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -15,7 +16,9 @@ import (
 // never holds a commit up, renders the marked rows as the board holds them and sends them as one update at
 // the board's position. What a failed update carried is marked again and sent with the next one, so
 // nothing is lost while the projection is unreachable. A projection that lost its data, or one whose
-// position this board cannot account for (at start-up, after a rebuild of the board), is rebuilt whole.
+// position this board cannot account for (at start-up, after a rebuild of the board), is rebuilt whole; one
+// at a position the log does not have holds another log's rows (a database restored from an older dump, or a
+// new one, beside the Redis of the old), and is replaced though it is further on.
 
 // Bounds of the wait between two attempts when the projection fails.
 const (
@@ -24,6 +27,8 @@ const (
 	// projectCheckEvery is how often an idle projector looks at the projection's position: a Redis flushed,
 	// or restarted from an older snapshot, while no event comes is then rebuilt all the same.
 	projectCheckEvery = 5 * time.Second
+	// projectCheckTimeout bounds a look at the projection's position and at the log.
+	projectCheckTimeout = 10 * time.Second
 )
 
 // projectorState is a contest's projector's share of the contest. Its fields other than signal are guarded
@@ -35,6 +40,9 @@ type projectorState struct {
 	// counts the requests, so that a rebuild done meanwhile does not answer a later one.
 	whole    bool
 	wholeGen uint64
+	// replace is the position of a projection of another log, which the rebuild asked for replaces (see
+	// rankd.ProjectionUpdate.Replace); 0: none.
+	replace int64
 	// reached is a position the projection is known to have reached; updates say so (After), so that one
 	// that went back behind it (Redis restarted from an older snapshot) is rebuilt rather than patched.
 	reached atomic.Int64
@@ -83,13 +91,7 @@ func (p *projectorState) kick() {
 // projectLoop runs c's projector until its committer stops, then sends what is left once.
 func (e *Engine) projectLoop(c *contest) {
 	ctx := context.Background()
-	c.mu.Lock()
-	if e.projectionAt(ctx, c) {
-		c.proj.reached.Store(c.pos)
-	} else {
-		c.proj.lost()
-	}
-	c.mu.Unlock()
+	e.checkProjection(ctx, c, true)
 	var wait time.Duration
 	for open := true; ; {
 		err := e.project(ctx, c)
@@ -107,7 +109,7 @@ func (e *Engine) projectLoop(c *contest) {
 			select {
 			case _, open = <-c.proj.signal:
 			case <-time.After(projectCheckEvery):
-				e.checkProjection(ctx, c)
+				e.checkProjection(ctx, c, false)
 			}
 			continue
 		}
@@ -118,25 +120,53 @@ func (e *Engine) projectLoop(c *contest) {
 	}
 }
 
-// checkProjection marks c's projection lost when it is behind c's board though nothing is left to send: what
-// it held was lost (flushed, or Redis went back to an older snapshot).
-func (e *Engine) checkProjection(ctx context.Context, c *contest) {
+// checkProjection looks at c's projection: at start-up, whether it holds c's board at its position (it then
+// only needs updates) or must be rebuilt; later, whether it is behind c's board though nothing is left to
+// send (what it held was lost: Redis flushed, or went back to an older snapshot). Either time, a projection
+// at a position the log does not have holds another log's rows, and is replaced.
+func (e *Engine) checkProjection(ctx context.Context, c *contest, start bool) {
+	ctx, cancel := context.WithTimeout(ctx, projectCheckTimeout)
+	defer cancel()
 	pos, err := e.Projection.Position(ctx, c.id)
-	if err != nil {
-		return // unreachable: the next update or check finds out
+	c.mu.RLock()
+	ahead := err == nil && pos > c.pos
+	c.mu.RUnlock()
+	foreign := false
+	if ahead {
+		// A position past the board's is another server's, which stored it before it projected it; unless
+		// the log has no such entry. A log that cannot tell is asked again at the next check.
+		has, lerr := e.logHas(ctx, c.id, pos)
+		foreign = lerr == nil && !has
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.proj.whole && len(c.proj.dirty[0]) == 0 && len(c.proj.dirty[1]) == 0 && c.board.Contest().ID != "" && pos < c.pos {
+	switch {
+	case foreign:
+		e.Logger.Warn("the projection is at a position the log does not have: it holds another log's rows (a restored or new database beside the Redis of the old); replacing it",
+			slog.String("contest", c.id), slog.Int64("projection_pos", pos), slog.Int64("pos", c.pos))
+		c.proj.lost()
+		c.proj.replace = pos
+	case !start:
+		if err == nil && !c.proj.whole && len(c.proj.dirty[0]) == 0 && len(c.proj.dirty[1]) == 0 && c.board.Contest().ID != "" && pos < c.pos {
+			c.proj.lost()
+		}
+	case err == nil && pos == c.pos && pos > 0:
+		c.proj.reached.Store(c.pos)
+	default:
 		c.proj.lost()
 	}
 }
 
-// projectionAt reports whether the projection holds c's board at its position (it then only needs
-// updates).
-func (e *Engine) projectionAt(ctx context.Context, c *contest) bool {
-	pos, err := e.Projection.Position(ctx, c.id)
-	return err == nil && pos == c.pos && pos > 0
+// errFound stops a look at the log once it found what it looked for.
+var errFound = errors.New("found")
+
+// logHas reports whether contest id's log has an entry at pos.
+func (e *Engine) logHas(ctx context.Context, id string, pos int64) (bool, error) {
+	err := e.store.Replay(ctx, id, pos-1, func(*rankd.LogEntry) error { return errFound })
+	if errors.Is(err, errFound) {
+		return true, nil
+	}
+	return false, err
 }
 
 // project sends what is marked: an update, or the whole board when the projection needs it.
@@ -153,6 +183,7 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 	if c.proj.whole {
 		gen := c.proj.wholeGen
 		full := e.render(c, nil)
+		full.Replace = c.proj.replace
 		c.runlock()
 		if err := e.Projection.Rebuild(ctx, full); err != nil {
 			return err
@@ -160,6 +191,9 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 		c.proj.reached.Store(full.Pos) // switched to, or the projection was already past it
 		c.mu.Lock()
 		c.proj.whole = c.proj.wholeGen != gen
+		if !c.proj.whole {
+			c.proj.replace = 0
+		}
 		c.mu.Unlock()
 		return nil
 	}

@@ -80,7 +80,7 @@ func (p *memProjection) Rebuild(_ context.Context, full rankd.ProjectionUpdate) 
 	if p.fail {
 		return errDown
 	}
-	if c, ok := p.contests[full.ContestID]; ok && c.pos > full.Pos {
+	if c, ok := p.contests[full.ContestID]; ok && c.pos > full.Pos && c.pos != full.Replace {
 		return nil
 	}
 	p.rebuilds++
@@ -209,7 +209,8 @@ func TestProjectionFollowsBoard(t *testing.T) {
 }
 
 // A server that starts over a projection at its own position sends updates only; one that finds it
-// elsewhere rebuilds it.
+// elsewhere rebuilds it, also when it is further on than the log (another log's: a database restored from an
+// older dump beside the Redis of the old).
 func TestProjectionAtStart(t *testing.T) {
 	dir := t.TempDir()
 	p := newMemProjection()
@@ -232,6 +233,14 @@ func TestProjectionAtStart(t *testing.T) {
 	}{
 		{"at its position", func() {}, 0},
 		{"lost", p.flush, 1},
+		{"another log's, further on", func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			c := p.contests["c"]
+			c.pos += 1000
+			c.seqs[1] += 1000
+			c.rows[1]["nobody"] = rankd.ProjectedRow{Row: rankd.Row{TeamID: "nobody", Solved: 12}}
+		}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.prepare()

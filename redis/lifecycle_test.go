@@ -64,6 +64,42 @@ func TestLoss(t *testing.T) {
 	MustProject(t, p, behind, true)
 }
 
+// A projection of another log (a database restored from an older dump beside the Redis of the old) is further
+// on than the log: a rebuild that names its position replaces it and drops its final standings; one that names
+// another position (a server moved the projection on meanwhile) changes nothing.
+func TestRebuildReplacesAnotherLog(t *testing.T) {
+	p, _ := MustOpen(t)
+	ctx := context.Background()
+	c := icpcContest("c1")
+	MustRebuild(t, p, c, 10, []rankd.ProjectedRow{icpcRow("a", "A", nil, 1, 2, 3)})
+	if err := p.PutFinal(ctx, finalStandings(1, 3, false)); err != nil {
+		t.Fatal(err)
+	}
+	restored := icpcRow("a", "A", nil, -1, -1, -1)
+	q := rankd.ProjectionQuery{ContestID: c.ID, View: rankd.PublicView, Limit: 10}
+	for _, tt := range []struct {
+		replace int64
+		pos     int64
+	}{{0, 10}, {9, 10}, {10, 4}} {
+		u := update(c, 4, []rankd.ProjectedRow{restored}, nil, rankd.JuryView, rankd.PublicView)
+		u.Replace = tt.replace
+		if err := p.Rebuild(ctx, u); err != nil {
+			t.Fatalf("replace %d: %v", tt.replace, err)
+		}
+		if pos, err := p.Position(ctx, c.ID); err != nil || pos != tt.pos {
+			t.Fatalf("replace %d: got position %d, %v; want %d", tt.replace, pos, err, tt.pos)
+		}
+		_, err := p.Final(ctx, c.ID)
+		if tt.pos == 10 && err != nil {
+			t.Fatalf("replace %d: final standings: %v", tt.replace, err)
+		}
+		if tt.pos == 4 {
+			MustCode(t, err, rankd.ENOTFOUND)
+			MustEqualRows(t, MustStandings(t, p, q).Rows, []rankd.Row{ranked(restored, 1)})
+		}
+	}
+}
+
 // A rebuild leaves the replaced version's keys to expire, and keeps none of its own with an expiry.
 func TestRebuildExpiresTheOldVersion(t *testing.T) {
 	p, prefix := MustOpen(t)

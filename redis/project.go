@@ -55,7 +55,8 @@ func (p *Projection) Project(ctx context.Context, u rankd.ProjectionUpdate) (boo
 // Rebuild replaces a contest's projection with full, which holds every ranked row of both views, each team
 // once (Removed is ignored): it writes a new version aside and then switches to it, unless the projection has
 // meanwhile moved past full.Pos, in which case the new version is dropped and nothing changes (that is not an
-// error). Errors as Project's, but for ECONFLICT; EUNAVAILABLE too when Redis lost part of the new version
+// error) — unless it is at full.Replace, another log's: then it is replaced, and the contest's final standings
+// in Redis (another log's too) are dropped. Errors as Project's, but for ECONFLICT; EUNAVAILABLE too when Redis lost part of the new version
 // while it was built.
 func (p *Projection) Rebuild(ctx context.Context, full rankd.ProjectionUpdate) error {
 	e, err := newEncoder(&full)
@@ -123,7 +124,7 @@ func (p *Projection) Rebuild(ctx context.Context, full rankd.ProjectionUpdate) e
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fail(ctx, "rebuild", err)
 	}
-	args := []any{base, version, int64(oldVersionTTL / time.Second), e.message(&full, false)}
+	args := []any{base, version, int64(oldVersionTTL / time.Second), e.message(&full, false), full.Replace}
 	for _, v := range full.Views {
 		name, _ := viewName(v.View) // checked above
 		args = append(args, name, len(v.Rows))

@@ -50,8 +50,9 @@
 //
 // Rebuild writes every row into a new version with pipelined batches, the keys expiring in an hour until the
 // switch (so that an abandoned build leaves nothing behind), then switches in one script: the pointer moves to
-// the new version unless the active one is at a later position, in which case the new one is dropped; the old
-// version's keys expire a minute later. The script counts the rows of the new version first: a build that
+// the new version unless the active one is at a later position, in which case the new one is dropped (but
+// for an active one at the position the caller names as another log's, rankd.ProjectionUpdate.Replace); the
+// old version's keys expire a minute later. The script counts the rows of the new version first: a build that
 // Redis lost part of while it ran (a flush, a restart, a failover) is dropped, and Rebuild answers
 // EUNAVAILABLE, rather than switching to the part written since. Readers read a page, its total and its seq in one read-only script
 // from the version the pointer names, so they never see an empty or partial board.
