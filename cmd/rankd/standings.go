@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -216,9 +217,18 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 	return b, nil
 }
 
+// teamName is a team's name (CSV: the team's data); shownName what its row shows, as on the web board: its
+// display name, else its name.
 func teamName(b *board.Board, id string) string {
 	if t, _, ok := b.Team(id); ok {
 		return t.Name
+	}
+	return id
+}
+
+func shownName(b *board.Board, id string) string {
+	if t, _, ok := b.Team(id); ok {
+		return cmp.Or(t.DisplayName, t.Name)
 	}
 	return id
 }
@@ -288,7 +298,7 @@ func writeText(w io.Writer, b *board.Board, st rankd.Standings, at atTime) error
 	lines := [][]string{head}
 	for _, r := range st.Rows {
 		a, t := total(c, r)
-		line := []string{strconv.Itoa(r.Rank), teamName(b, r.TeamID), a, t}
+		line := []string{strconv.Itoa(r.Rank), shownName(b, r.TeamID), a, t}
 		for _, cell := range r.Cells {
 			line = append(line, cellText(c, cell))
 		}

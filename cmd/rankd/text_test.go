@@ -64,3 +64,24 @@ func TestStandingsCSVDefusesFormulas(t *testing.T) {
 		}
 	}
 }
+
+// A team's row in the text table shows its display name when it has one, as the web board does; the CSV's
+// team column is the team's name, as the exports'.
+func TestStandingsDisplayName(t *testing.T) {
+	lines := []string{
+		`{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_type":"pass-fail","start_time":"2026-01-01T10:00:00Z"}}`,
+		`{"type":"problems","id":"a","data":{"id":"a","label":"A","name":"A","ordinal":0,"test_data_count":1}}`,
+		`{"type":"teams","id":"t","data":{"id":"t","name":"ICPC-0042","display_name":"Team Rocket"}}`,
+		`{"type":"teams","id":"u","data":{"id":"u","name":"Plain"}}`,
+	}
+	path := filepath.Join(t.TempDir(), "display.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ format, shown, hidden string }{{"text", "Team Rocket", "ICPC-0042"}, {"csv", "ICPC-0042", "Team Rocket"}} {
+		got := MustRun(t, "standings", "--feed", path, "--format", tt.format)
+		if !strings.Contains(got, tt.shown) || strings.Contains(got, tt.hidden) || !strings.Contains(got, "Plain") {
+			t.Errorf("--format %s: got\n%s\nwant %s and Plain, not %s", tt.format, got, tt.shown, tt.hidden)
+		}
+	}
+}
