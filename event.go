@@ -145,6 +145,25 @@ func ValidText(s string) bool {
 	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
 }
 
+// IDRule says what ValidID takes, for error messages.
+const IDRule = "1 to 36 letters, digits, _, - and ., starting with a letter, a digit or _, not ending with . " +
+	"(the CCS's identifiers)"
+
+// ValidID reports whether id is a CCS identifier (common.json of the Contest API, anchored at both ends as
+// it means to be), which the id of a new contest, team, problem, group, organization or judgement type must
+// be: the API's addresses, query parameters and ETags name them as they are.
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > 36 || id[0] == '.' || id[0] == '-' || id[len(id)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // CheckIDs refuses, with EINVALID, an event whose id, token or submission's ids are not ValidText.
 func CheckIDs(ev *Event) error {
 	ok := ValidText(ev.ID) && ValidText(ev.Token)

@@ -144,3 +144,38 @@ func admitApply(b *board.Board, ev *rankd.Event) error {
 	_, err := b.Apply(ev)
 	return err
 }
+
+// A server refuses a new team, problem, group, organization or judgement type whose id is not a CCS
+// identifier (the API's addresses, query parameters and ETags name them as they are); one the board holds
+// already, from a log stored before the rule, may be sent again.
+func TestAdmitIDs(t *testing.T) {
+	b := MustBoard(t, icpcSetup("t1", "odd id"))
+	for _, tt := range []struct {
+		ev   rankd.Event
+		code string
+	}{
+		{teamEv("t2", "Two"), ""},
+		{teamEv("A_b-1.c", "Dots"), ""},
+		{teamEv("odd id", "Known already"), ""},
+		{teamEv("..", "Dots"), rankd.EINVALID},
+		{teamEv(".t", "Dot"), rankd.EINVALID},
+		{teamEv("-t", "Dash"), rankd.EINVALID},
+		{teamEv("t.", "Dot"), rankd.EINVALID},
+		{teamEv("a,b", "Comma"), rankd.EINVALID},
+		{teamEv("a b", "Space"), rankd.EINVALID},
+		{teamEv("é", "Accent"), rankd.EINVALID},
+		{teamEv("", "Empty"), rankd.EINVALID},
+		{teamEv(strings.Repeat("x", 36), "Long"), ""},
+		{teamEv(strings.Repeat("x", 37), "Too long"), rankd.EINVALID},
+		{problemEv("p/1", 5), rankd.EINVALID},
+		{problemEv("p1", 5), ""},
+		{rankd.Event{Type: rankd.EventGroup, ID: "g?", Group: &rankd.Group{ID: "g?", Name: "G"}}, rankd.EINVALID},
+		{rankd.Event{Type: rankd.EventOrganization, ID: "o#1", Organization: &rankd.Organization{ID: "o#1", Name: "O"}}, rankd.EINVALID},
+		{rankd.Event{Type: rankd.EventJudgementType, ID: "W A", JudgementType: &rankd.JudgementType{ID: "W A", Penalty: true}}, rankd.EINVALID},
+	} {
+		err := b.Admit(&tt.ev)
+		if rankd.ErrorCode(err) != tt.code {
+			t.Errorf("%s %q: got %v, want code %q", tt.ev.Type, tt.ev.ID, err, tt.code)
+		}
+	}
+}

@@ -291,9 +291,35 @@ func (b *Board) Admit(ev *rankd.Event) error {
 			return b.checkLimits(ev.Judgement, ci%len(b.problems))
 		}
 	case ev.Type == rankd.EventProblem && ev.Problem != nil:
+		_, known := b.probIdx[ev.Problem.ID]
+		if err := admitID("problem", ev.Problem.ID, known); err != nil {
+			return err
+		}
 		return checkDEFCON(ev.Problem)
+	case ev.Type == rankd.EventTeam && ev.Team != nil:
+		_, known := b.teamIdx[ev.Team.ID]
+		return admitID("team", ev.Team.ID, known)
+	case ev.Type == rankd.EventGroup && ev.Group != nil:
+		_, known := b.groupIdx[ev.Group.ID]
+		return admitID("group", ev.Group.ID, known)
+	case ev.Type == rankd.EventOrganization && ev.Organization != nil:
+		_, known := b.orgs[ev.Organization.ID]
+		return admitID("organization", ev.Organization.ID, known)
+	case ev.Type == rankd.EventJudgementType && ev.JudgementType != nil:
+		_, known := b.jtypeIdx[ev.JudgementType.ID]
+		return admitID("judgement type", ev.JudgementType.ID, known)
 	}
 	return nil
+}
+
+// admitID refuses a new object (not known to the board) whose id is not a CCS identifier (rankd.ValidID). A
+// known one keeps its id: a log stored before the rule may have given it another.
+func admitID(kind, id string, known bool) error {
+	if known || rankd.ValidID(id) {
+		return nil
+	}
+	return rankd.Errorf(rankd.EINVALID, "%s id %q: a new %s's id is %s: another could not be used in the API's addresses",
+		kind, id, kind, rankd.IDRule)
 }
 
 // checkLimits refuses a judgement scoring more than problem p allows, when the problem says how much: its

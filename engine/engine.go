@@ -12,7 +12,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -1032,9 +1031,6 @@ func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
 	}
 }
 
-// contestIDPattern is the CCS's identifier (common.json), which a new contest's id must be.
-var contestIDPattern = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_.-]{0,34}[A-Za-z0-9_-])?$`)
-
 // contestFor returns the live contest id, creating it when entries define a new contest of that id.
 func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogEntry) (*contest, error) {
 	defined := false
@@ -1077,9 +1073,8 @@ func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogE
 		}
 		return nil, e.unknown(id)
 	}
-	if !contestIDPattern.MatchString(id) {
-		return nil, rankd.Errorf(rankd.EINVALID, "contest id %q: a contest's id is 1 to 36 letters, digits, _, - and ., starting with a letter, a digit "+
-			"or _, not ending with . (the CCS's identifiers): another could not be used in the API's addresses", id)
+	if !rankd.ValidID(id) {
+		return nil, rankd.Errorf(rankd.EINVALID, "contest id %q: a contest's id is %s: another could not be used in the API's addresses", id, rankd.IDRule)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

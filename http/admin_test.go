@@ -3,6 +3,7 @@ package http_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -182,5 +183,29 @@ func TestCreateContestItemsInOrder(t *testing.T) {
 	}
 	if len(res.Results) < 7 {
 		t.Errorf("got %d results, want every object's", len(res.Results))
+	}
+}
+
+// A new team, problem, group or organization needs a CCS identifier as its id, wherever it comes from: one
+// with "..", a comma or a space could be stored but not addressed (a browser resolves /teams/../hide to
+// /hide; ids are split on commas in ?teams=; ETags hold them).
+func TestNewObjectIDs(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, tc := range []struct{ path, token, body string }{
+		{"/api/v1/contests/c1/teams", adminToken, `[{"id": "..", "name": "Dots"}]`},
+		{"/api/v1/contests/c1/groups", adminToken, `[{"id": "a,b", "name": "Comma"}]`},
+		{"/api/v1/contests/c1/events", judgeToken, `{"type": "teams", "data": {"id": "a b", "name": "Space"}}` + "\n"},
+		{"/api/v1/contests/c1/events", judgeToken, `{"type": "problems", "data": {"id": "p?", "label": "P", "name": "P", "ordinal": 9}}` + "\n"},
+	} {
+		r := e.Do(t, "POST", tc.path, tc.token, json.RawMessage(tc.body))
+		if !strings.Contains(string(r.Body), "invalid") || !strings.Contains(string(r.Body), "CCS's identifiers") {
+			t.Errorf("POST %s %s: got %d %s, want the id refused as invalid", tc.path, tc.body, r.Status, r.Body)
+		}
+	}
+	var p page
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil, &p)
+	if p.Total != 3 {
+		t.Errorf("got %d teams, want the 3 of the contest", p.Total)
 	}
 }

@@ -332,7 +332,7 @@ function setUpGroups() {
   $("group-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const g = { id: $("g-id").value.trim(), name: $("g-name").value.trim() };
-    if (!validID(g.id)) return reportFormError(new FormError("g-id", "Group id: letters, digits, “_”, “.” and “-”, at most 36"));
+    if (!validID(g.id)) return reportFormError(new FormError("g-id", "Group id: 1 to 36 letters, digits, “_”, “-” and “.”, starting with a letter, a digit or “_”, not ending with “.”"));
     if (!g.name) return reportFormError(new FormError("g-name", "Group name: the group needs one"));
     if ($("g-hidden").checked) g.hidden = true;
     const a = await call("POST", `${ctx.base}/groups`, g);
@@ -345,7 +345,7 @@ function setUpGroups() {
   $("org-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const o = { id: $("o-id").value.trim(), name: $("o-name").value.trim() };
-    if (!validID(o.id)) return reportFormError(new FormError("o-id", "Organization id: letters, digits, “_”, “.” and “-”, at most 36"));
+    if (!validID(o.id)) return reportFormError(new FormError("o-id", "Organization id: 1 to 36 letters, digits, “_”, “-” and “.”, starting with a letter, a digit or “_”, not ending with “.”"));
     if (!o.name) return reportFormError(new FormError("o-name", "Organization name: the organization needs one"));
     if ($("o-formal").value.trim()) o.formal_name = $("o-formal").value.trim();
     const country = $("o-country").value.trim().toUpperCase();

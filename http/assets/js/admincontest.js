@@ -115,7 +115,7 @@ function whole(id, what) {
 // formal name is kept), or null (creating). It throws a FormError for a field that is wrong.
 export function readContestForm(old) {
   const id = $("c-id").value.trim();
-  if (!validID(id)) throw new FormError("c-id", "Id: letters, digits, “_”, “.” and “-”, at most 36");
+  if (!validID(id)) throw new FormError("c-id", "Id: 1 to 36 letters, digits, “_”, “-” and “.”, starting with a letter, a digit or “_”, not ending with “.”");
   const name = $("c-name").value.trim();
   if (name === "") throw new FormError("c-name", "Name: the contest needs one");
   const rules = $("c-rules").value;
@@ -184,7 +184,7 @@ export function fillContestForm(c) {
 // given. It throws a FormError for a field that is wrong.
 export function readProblemForm(rules) {
   const id = $("p-id").value.trim();
-  if (!validID(id)) throw new FormError("p-id", "Id: letters, digits, “_”, “.” and “-”, at most 36");
+  if (!validID(id)) throw new FormError("p-id", "Id: 1 to 36 letters, digits, “_”, “-” and “.”, starting with a letter, a digit or “_”, not ending with “.”");
   const label = $("p-label").value.trim();
   if (label === "") throw new FormError("p-label", "Label: the problem needs one, such as A");
   const ordinal = Number($("p-ordinal").value || "0");

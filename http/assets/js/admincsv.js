@@ -20,8 +20,9 @@ const columns = {
   groups: ["groups", "group_ids", "group", "categories"],
 };
 
-// CCS ids: letters, digits, "_", "." and "-", not starting with a dot, at most 36.
-const idPattern = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,35}$/;
+// CCS ids, as the server takes new ones: 1 to 36 letters, digits, "_", "-" and ".", starting with a letter,
+// a digit or "_", not ending with ".".
+const idPattern = /^[A-Za-z0-9_]([A-Za-z0-9_.-]{0,34}[A-Za-z0-9_-])?$/;
 
 export function validID(id) {
   return idPattern.test(id);
@@ -155,7 +156,7 @@ export function teamsFromCSV(text, known) {
     if (id === "") {
       l.errors.push("no id");
     } else if (!validID(id)) {
-      l.errors.push(`id “${id}”: an id has letters, digits, “_”, “.” and “-” only (at most 36, not starting with a dot)`);
+      l.errors.push(`id “${id}”: an id has 1 to 36 letters, digits, “_”, “-” and “.”, starting with a letter, a digit or “_”, not ending with “.”`);
     } else if (seen.has(id)) {
       l.errors.push(`id ${id} again: line ${seen.get(id)} has it`);
     } else {

@@ -207,7 +207,7 @@ async function saveTeam(ctx) {
   const id = $("t-id").value.trim();
   const name = $("t-name").value.trim();
   try {
-    if (!validID(id)) throw new FormError("t-id", "Id: letters, digits, “_”, “.” and “-”, at most 36");
+    if (!validID(id)) throw new FormError("t-id", "Id: 1 to 36 letters, digits, “_”, “-” and “.”, starting with a letter, a digit or “_”, not ending with “.”");
     if (name === "") throw new FormError("t-name", "Name: the team needs one");
   } catch (e) {
     ctx.status.show(e.message, "error");
