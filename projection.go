@@ -43,7 +43,8 @@ type ViewUpdate struct {
 // ProjectedRow is a ranked row with what orders it among its equals and the groups it is ranked in.
 type ProjectedRow struct {
 	Row
-	// Name is the team's name: rows with equal scores are listed by name, then team id (bytewise).
+	// Name is the team's shown name (Team.ShownName): rows with equal scores are listed by it, then team id
+	// (bytewise).
 	Name   string
 	Groups []string
 }

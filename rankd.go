@@ -5,6 +5,7 @@
 package rankd
 
 import (
+	"cmp"
 	"time"
 )
 
@@ -218,6 +219,10 @@ type Team struct {
 	GroupIDs       []string
 	Hidden         bool
 }
+
+// ShownName is the name a team's row shows, and the one rows of equal results are listed by: its display
+// name (the CCS's name "as it should be displayed on the scoreboard"), else its name, else its id.
+func (t *Team) ShownName() string { return cmp.Or(t.DisplayName, t.Name, t.ID) }
 
 // JudgementType is a verdict: whether it solves the problem and whether it costs penalty time (ICPC).
 type JudgementType struct {

@@ -369,16 +369,17 @@ func (b *Board) applyTeam(ev *rankd.Event) error {
 	}
 	t, ok := b.teamIdx[info.ID]
 	if !ok {
-		t = b.addTeam(info.ID, info.Name)
+		t = b.addTeam(info)
 	}
 	b.setTeam(t, info, true, b.teams[t].banned)
 	return nil
 }
 
-func (b *Board) addTeam(id, name string) int32 {
-	t := int32(len(b.teams))
+// addTeam adds a team, not defined yet, placed in name order as info names it (setTeam defines it).
+func (b *Board) addTeam(info rankd.Team) int32 {
+	t, id := int32(len(b.teams)), info.ID
 	b.indexTeam(id, t)
-	b.teams = append(double(b.teams, 1), team{id: id, info: rankd.Team{ID: id, Name: name}})
+	b.teams = append(double(b.teams, 1), team{id: id, info: rankd.Team{ID: id, Name: info.Name, DisplayName: info.DisplayName}})
 	b.labels = append(b.labels, 0)
 	b.flags = append(b.flags, 0)
 	b.placeName(t)
@@ -444,7 +445,7 @@ func (b *Board) setTeam(t int32, info rankd.Team, defined, banned bool) {
 	}
 	wasRanked := b.ranked(t)
 	oldGroups := tm.groups
-	reorder := tm.info.Name != info.Name
+	reorder := tm.info.ShownName() != info.ShownName()
 	if wasRanked {
 		// Off every index at commit: a new name changes the tie order the indexes were built with, and the
 		// groups may change.

@@ -201,7 +201,7 @@ func Restore(data []byte) (*Board, error) {
 	}
 	b.reserveTeams(len(s.Teams))
 	for i, info := range s.Teams {
-		t := b.addTeam(info.ID, info.Name)
+		t := b.addTeam(info)
 		b.setTeam(t, info, s.TeamDef[i], s.Banned[i])
 	}
 	next := 0 // the next judgement kept aside

@@ -7,7 +7,7 @@ import (
 	"rankd/rankindex"
 )
 
-// Teams whose rows are equal are listed by name, then id. Comparing names on every step of an index update
+// Teams whose rows are equal are listed by the name they are shown by (rankd.Team.ShownName), then id. Comparing names on every step of an index update
 // costs more than the update itself, so each team holds a label, a number that orders teams as (name, id)
 // do: comparing two labels is the tie-break. Labels are spaced apart, so a team added or renamed usually gets
 // one between its neighbours' without touching anyone else's; when there is no room left, every label is
@@ -27,7 +27,7 @@ func nameKey(name string) rankindex.Key {
 // nameTie orders teams by name, then id: the order of the names index among equal keys.
 func (b *Board) nameTie(x, y int32) int {
 	tx, ty := &b.teams[x].info, &b.teams[y].info
-	if c := strings.Compare(tx.Name, ty.Name); c != 0 {
+	if c := strings.Compare(tx.ShownName(), ty.ShownName()); c != 0 {
 		return c
 	}
 	return strings.Compare(tx.ID, ty.ID)
@@ -50,7 +50,7 @@ func (b *Board) tie(x, y int32) int {
 func (b *Board) placeName(t int32) {
 	x := b.names
 	x.Remove(t)
-	x.Set(t, nameKey(b.teams[t].info.Name))
+	x.Set(t, nameKey(b.teams[t].info.ShownName()))
 	pos := x.Position(t)
 	var lo, hi uint64
 	hasLo, hasHi := pos > 0, pos+1 < x.Len()

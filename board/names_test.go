@@ -11,7 +11,7 @@ import (
 	"rankd/board"
 )
 
-// Equal rows are listed by team name, then id, however teams were added and renamed: the board keeps a
+// Equal rows are listed by the name teams are shown by, then id, however teams were added and renamed: the board keeps a
 // precomputed name order, which these tests drive through its relabelling (names squeezed between the same
 // two neighbours), long shared prefixes and renames.
 func TestNameOrder(t *testing.T) {
@@ -70,6 +70,9 @@ func TestNameOrderRandomRenames(t *testing.T) {
 		} else {
 			ev = teamEv(fmt.Sprintf("t%d", r.IntN(teams)), word(), "g")
 		}
+		if r.IntN(2) == 0 {
+			ev.Team.DisplayName = word() // shown instead of the name, and listed by
+		}
 		if _, err := b.Apply(&ev); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +109,7 @@ func checkNameOrder(t *testing.T, b interface {
 			var rows []row
 			for _, r := range st.Rows {
 				tm, _, _ := b.Team(r.TeamID)
-				rows = append(rows, row{r.Rank, tm.Name, tm.ID})
+				rows = append(rows, row{r.Rank, tm.ShownName(), tm.ID})
 			}
 			sorted := slices.IsSortedFunc(rows, func(x, y row) int {
 				if x.rank != y.rank {
@@ -133,4 +136,32 @@ func MustApply(tb testing.TB, b interface {
 			tb.Fatalf("apply %s %s: %v", evs[i].Type, evs[i].ID, err)
 		}
 	}
+}
+
+// A team's display name is what its row shows and what equal rows are listed by (then its name, its id):
+// listed by the names nobody sees, the tied rows of a board showing universities looked unsorted.
+func TestNameOrderByDisplayName(t *testing.T) {
+	shown := func(id, name, display string) rankd.Event {
+		ev := teamEv(id, name, "g")
+		ev.Team.DisplayName = display
+		return ev
+	}
+	b := MustBoard(t, icpcSetup(), []rankd.Event{shown("t1", "Zeta", "Alpha University"), shown("t2", "Alpha", "Zulu University"),
+		shown("t3", "Mid", "")})
+	order := func() string {
+		st := MustStandings(t, b, rankd.PublicView)
+		var ids []string
+		for _, r := range st.Rows {
+			ids = append(ids, r.TeamID)
+		}
+		return strings.Join(ids, " ")
+	}
+	if got, want := order(), "t1 t3 t2"; got != want {
+		t.Errorf("got %s, want %s (Alpha University, Mid, Zulu University)", got, want)
+	}
+	MustApply(t, b, shown("t2", "Alpha", "Aardvark College")) // a new display name alone moves the row
+	if got, want := order(), "t2 t1 t3"; got != want {
+		t.Errorf("after the rename: got %s, want %s", got, want)
+	}
+	checkNameOrder(t, b)
 }

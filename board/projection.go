@@ -32,7 +32,7 @@ func (b *Board) ProjectedRows(v rankd.View) []rankd.ProjectedRow {
 
 func (b *Board) projected(vi int, t int32, rank int) rankd.ProjectedRow {
 	tm := &b.teams[t]
-	r := rankd.ProjectedRow{Row: b.row(vi, t, rank), Name: tm.info.Name}
+	r := rankd.ProjectedRow{Row: b.row(vi, t, rank), Name: tm.info.ShownName()}
 	for _, g := range tm.groups {
 		if x := b.views[vi].byGroup[g]; x != nil && x.Contains(t) {
 			r.Groups = append(r.Groups, b.groups[g].info.ID)

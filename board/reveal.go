@@ -164,7 +164,7 @@ func (b *Board) nextReveal(step int) (int32, int, error) {
 	if b.cellAt(t, p).res[jury].Pending > 0 {
 		tm, pr := &b.teams[t].info, &b.problems[p].info
 		return 0, 0, rankd.Errorf(rankd.ECONFLICT, "reveal step %d: %s (team %s), problem %s (%s), still has a submission without a verdict: judge it first",
-			step, cmp.Or(tm.DisplayName, tm.Name, tm.ID), tm.ID, cmp.Or(pr.Label, pr.ID), pr.ID)
+			step, tm.ShownName(), tm.ID, cmp.Or(pr.Label, pr.ID), pr.ID)
 	}
 	return t, p, nil
 }

@@ -5,6 +5,7 @@
 package export
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -51,20 +52,20 @@ func newNames(b *Board) names {
 	return n
 }
 
-// team returns the name of a team, or its id when the board does not define it.
+// team returns the name of a team, else its id.
 func (n names) team(id string) string {
 	if t, ok := n.teams[id]; ok {
-		return t.Name
+		return cmp.Or(t.Name, id)
 	}
 	return id
 }
 
-// shown returns the name a team is shown by: its display name, else its name, else its id.
+// shown returns the name a team is shown by (rankd.Team.ShownName), else its id.
 func (n names) shown(id string) string {
-	if t, ok := n.teams[id]; ok && t.DisplayName != "" {
-		return t.DisplayName
+	if t, ok := n.teams[id]; ok {
+		return t.ShownName()
 	}
-	return n.team(id)
+	return id
 }
 
 // organization returns the formal name of a team's organization (what goes on a certificate), else its name.

@@ -415,7 +415,7 @@ func (s *Server) getHistory(w http.ResponseWriter, r *http.Request) error {
 				return err // unknown, or not on the public board
 			}
 			t, _, _ := b.Team(id)
-			names[id] = cmp.Or(t.DisplayName, t.Name)
+			names[id] = t.ShownName()
 		}
 		return nil
 	})

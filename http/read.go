@@ -237,10 +237,7 @@ func renderRow(b *board.Board, row rankd.Row) rowJSON {
 	rj := rowJSON{Rank: row.Rank, TeamID: row.TeamID, Solved: row.Solved, Penalty: row.Penalty, Score: row.Score,
 		TimeMS: row.Time.Milliseconds(), Cells: make([]cellJSON, len(row.Cells))}
 	if t, _, ok := b.Team(row.TeamID); ok {
-		rj.TeamName = t.DisplayName
-		if rj.TeamName == "" {
-			rj.TeamName = t.Name
-		}
+		rj.TeamName = t.ShownName()
 		rj.GroupIDs = t.GroupIDs
 		if o, ok := b.Organization(t.OrganizationID); ok {
 			rj.Organization = o.Name

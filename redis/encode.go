@@ -66,18 +66,19 @@ func timeBits(d time.Duration) uint {
 }
 
 // String names the layout as the meta hash holds it: a writer whose contest encodes rows otherwise (the rules,
-// the ties or the duration changed) must rebuild rather than mix encodings in one sorted set.
+// the ties or the duration changed) must rebuild rather than mix encodings in one sorted set. Version 2: the
+// members name teams by their shown name, where version 1 (no suffix) had their name.
 func (l layout) String() string {
 	switch l.kind {
 	case layoutICPC:
-		return "icpc"
+		return "icpc:2"
 	case layoutExact:
-		return "exact"
+		return "exact:2"
 	case layoutExactTimed:
 		// The same name in standings.lua, which reads the time in the members.
-		return "exact:time"
+		return "exact:time:2"
 	}
-	return "timed:1:" + strconv.FormatUint(uint64(l.timeBits), 10)
+	return "timed:2:" + strconv.FormatUint(uint64(l.timeBits), 10)
 }
 
 // maxSteps is the largest score, in points, that a timed layout holds.

@@ -217,18 +217,18 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 	return b, nil
 }
 
-// teamName is a team's name (CSV: the team's data); shownName what its row shows, as on the web board: its
-// display name, else its name.
+// teamName is a team's name (CSV: the team's data), else its id; shownName what its row shows, as on the
+// web board (rankd.Team.ShownName).
 func teamName(b *board.Board, id string) string {
 	if t, _, ok := b.Team(id); ok {
-		return t.Name
+		return cmp.Or(t.Name, id)
 	}
 	return id
 }
 
 func shownName(b *board.Board, id string) string {
 	if t, _, ok := b.Team(id); ok {
-		return cmp.Or(t.DisplayName, t.Name)
+		return t.ShownName()
 	}
 	return id
 }
