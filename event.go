@@ -157,11 +157,15 @@ func ValidID(id string) bool {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
-		if c := id[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+		if !idByte(id[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+func idByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
 }
 
 // CheckIDs refuses, with EINVALID, an event whose id, token or submission's ids are not ValidText.

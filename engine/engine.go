@@ -17,7 +17,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -919,9 +918,10 @@ func Entry(ev rankd.Event) (rankd.LogEntry, error) {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
-	if !utf8.Valid(line) || holdsNUL(line) {
-		// A name or label that no store or cache could keep as text (Redis's projection, PostgreSQL).
-		return rankd.LogEntry{}, rankd.Errorf(rankd.EINVALID, "a text of the event is not valid UTF-8, or holds a NUL character")
+	if holdsNUL(line) {
+		// A name or label that no store or cache could keep as text (Redis's projection, PostgreSQL); the
+		// line is valid UTF-8, the writer having replaced invalid bytes.
+		return rankd.LogEntry{}, rankd.Errorf(rankd.EINVALID, "a text of the event holds a NUL character")
 	}
 	ev.Token = token
 	// The digest only tells a repeat from a new version of the same object: 64 bits make a mistake

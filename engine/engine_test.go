@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -528,6 +529,31 @@ func TestNewContestIDs(t *testing.T) {
 		_, err = e.Submit(ctx, tc.id, []rankd.LogEntry{def})
 		if got := err == nil; got != tc.ok {
 			t.Errorf("contest id %q: got %v, want accepted %v", tc.id, err, tc.ok)
+		}
+	}
+}
+
+// Entry refuses ids and texts no store could keep as text, and keeps what it can: an id that is not UTF-8
+// or holds a NUL, and a NUL in a name, are refused; invalid bytes in a name become U+FFFD in the log line.
+func TestEntryText(t *testing.T) {
+	team := func(id, name string) rankd.Event {
+		return rankd.Event{Type: rankd.EventTeam, ID: id, Team: &rankd.Team{ID: id, Name: name}}
+	}
+	for _, tt := range []struct {
+		name     string
+		ev       rankd.Event
+		code     string
+		wantLine string
+	}{
+		{"plain", team("t1", "Team"), "", `"name":"Team"`},
+		{"invalid bytes in a name", team("t1", "a\xffb"), "", "\"name\":\"a\uFFFDb\""},
+		{"NUL in a name", team("t1", "a\x00b"), rankd.EINVALID, ""},
+		{"invalid id", team("t\xff", "Team"), rankd.EINVALID, ""},
+		{"NUL in an id", team("t\x00", "Team"), rankd.EINVALID, ""},
+	} {
+		e, err := engine.Entry(tt.ev)
+		if rankd.ErrorCode(err) != tt.code || !strings.Contains(string(e.Data), tt.wantLine) {
+			t.Errorf("%s: got %q, %v; want code %q and a line with %s", tt.name, e.Data, err, tt.code, tt.wantLine)
 		}
 	}
 }
