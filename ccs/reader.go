@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -324,7 +325,7 @@ func (r *Reader) object(t rankd.EventType, data *fastjson.Value, envID []byte, h
 		ev.ID = r.idString(t, envID)
 	case hasEnvID && !bytes.Equal(envID, idB) && t != rankd.EventContest:
 		// The contest's envelope id may be anything (2023-06 wants null); every other object must match.
-		return ev, f.fail("id", "%q differs from the event's id %q", clip(idB), clip(envID))
+		return ev, f.fail("id", "%s differs from the event's id %s", quoteApart(idB, envID), quoteApart(envID, idB))
 	default:
 		ev.ID = r.idString(t, idB)
 	}
@@ -755,7 +756,7 @@ func (r *Reader) ban(f fields, envID []byte, hasEnvID bool) (*rankd.Ban, error) 
 	case !ok && !hasEnvID:
 		return nil, f.fail("team_id", "required")
 	case ok && hasEnvID && !bytes.Equal(team, envID):
-		return nil, f.fail("team_id", "%q differs from the event's id %q", clip(team), clip(envID))
+		return nil, f.fail("team_id", "%s differs from the event's id %s", quoteApart(team, envID), quoteApart(envID, team))
 	case !ok:
 		team = envID
 	}
@@ -774,6 +775,15 @@ func (r *Reader) errorf(format string, args ...any) error {
 }
 
 // clip shortens a value quoted in an error message: a feed line can be megabytes long.
+// quoteApart quotes b (clipped) for a message that says it differs from other: with non-ASCII characters
+// escaped when either holds any, since "é" and "e\u0301" differ but print alike.
+func quoteApart(b, other []byte) string {
+	if isASCII(b) && isASCII(other) {
+		return strconv.Quote(clip(b))
+	}
+	return strconv.QuoteToASCII(clip(b))
+}
+
 func clip(b []byte) string {
 	const max = 64
 	if len(b) > max {

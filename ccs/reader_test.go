@@ -317,6 +317,8 @@ func TestReaderErrors(t *testing.T) {
 		{"delete without id", `{"type":"teams","id":null,"data":null}`, `line 1: teams: "id": required for a delete`},
 		{"data not an object", `{"type":"teams","id":"1","data":"x"}`, `line 1: teams: "data": want an object, got string`},
 		{"ids differ", `{"type":"teams","id":"1","data":{"id":"2"}}`, `line 1: teams: "id": "2" differs from the event's id "1"`},
+		{"ids differ but print alike", "{\"type\":\"teams\",\"id\":\"e\u0301\",\"data\":{\"id\":\"\u00e9\"}}",
+			`line 1: teams: "id": "\u00e9" differs from the event's id "e\u0301"`},
 		{"no id at all", `{"type":"teams","data":{"name":"x"}}`, `line 1: teams: "id": required`},
 		{"bool", `{"type":"teams","id":"1","data":{"id":"1","hidden":"yes"}}`, `line 1: teams: "hidden": want a boolean, got string`},
 		{"array", `{"type":"teams","id":"1","data":{"id":"1","group_ids":"g"}}`, `line 1: teams: "group_ids": want an array, got string`},

@@ -293,7 +293,7 @@ func writeText(w io.Writer, b *board.Board, st rankd.Standings, at atTime) error
 		head[2], head[3] = "Score", "Minute"
 	}
 	for _, p := range b.Problems() {
-		head = append(head, p.Label)
+		head = append(head, cmp.Or(p.Label, p.ID))
 	}
 	lines := [][]string{head}
 	for _, r := range st.Rows {
@@ -368,7 +368,7 @@ func writeCSV(w io.Writer, b *board.Board, st rankd.Standings) error {
 		head[3], head[4] = "score", "minute"
 	}
 	for _, p := range b.Problems() {
-		head = append(head, export.Defuse(p.Label))
+		head = append(head, export.Defuse(cmp.Or(p.Label, p.ID)))
 	}
 	if err := cw.Write(head); err != nil {
 		return err

@@ -85,3 +85,23 @@ func TestStandingsDisplayName(t *testing.T) {
 		}
 	}
 }
+
+// A problem without a label is headed by its id, in the text table and the CSV: two of them were two blank
+// columns.
+func TestStandingsUnlabelledProblems(t *testing.T) {
+	lines := []string{
+		`{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_type":"pass-fail","start_time":"2026-01-01T10:00:00Z"}}`,
+		`{"type":"problems","id":"p1","data":{"id":"p1","label":"","name":"One","ordinal":0,"test_data_count":1}}`,
+		`{"type":"problems","id":"p2","data":{"id":"p2","label":"","name":"Two","ordinal":1,"test_data_count":1}}`,
+		`{"type":"teams","id":"t","data":{"id":"t","name":"T"}}`,
+	}
+	path := filepath.Join(t.TempDir(), "labels.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ format, want string }{{"text", "p1  p2"}, {"csv", "penalty,p1,p2"}} {
+		if got := MustRun(t, "standings", "--feed", path, "--format", tt.format); !strings.Contains(got, tt.want) {
+			t.Errorf("--format %s: got\n%s\nwant a header with %s", tt.format, got, tt.want)
+		}
+	}
+}

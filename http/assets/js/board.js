@@ -127,7 +127,7 @@ function showContest() {
   const chosen = groups.options.length > 1 ? groups.value : params.get("group") || ""; // the address's, at first
   groups.replaceChildren(new Option("All groups", ""), ...(contest.groups || [])
     .filter((g) => !g.hidden || view === "jury")
-    .map((g) => new Option(g.name, g.id)));
+    .map((g) => new Option(g.name || g.id, g.id)));
   groups.value = chosen;
   watchReveal();
   showBanner();
