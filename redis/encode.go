@@ -66,20 +66,25 @@ func timeBits(d time.Duration) uint {
 }
 
 // String names the layout as the meta hash holds it: a writer whose contest encodes rows otherwise (the rules,
-// the ties or the duration changed) must rebuild rather than mix encodings in one sorted set. Version 2: the
-// members name teams by their shown name, where version 1 (no suffix) had their name.
+// the ties or the duration changed) must rebuild rather than mix encodings in one sorted set. Each ends with
+// layoutVersion.
 func (l layout) String() string {
 	switch l.kind {
 	case layoutICPC:
-		return "icpc:2"
+		return "icpc" + layoutVersion
 	case layoutExact:
-		return "exact:2"
+		return "exact" + layoutVersion
 	case layoutExactTimed:
 		// The same name in standings.lua, which reads the time in the members.
-		return "exact:time:2"
+		return "exact:time" + layoutVersion
 	}
-	return "timed:2:" + strconv.FormatUint(uint64(l.timeBits), 10)
+	return "timed:" + strconv.FormatUint(uint64(l.timeBits), 10) + layoutVersion
 }
+
+// layoutVersion ends the name of every layout of this rankd: "/2", the members naming teams by their shown
+// name, where version 1 (no suffix) had their name. A projection of another version has no position for this
+// rankd (see position.lua), and is rebuilt, also where no update would come to find it out.
+const layoutVersion = "/2"
 
 // maxSteps is the largest score, in points, that a timed layout holds.
 func (l layout) maxSteps() uint64 { return 1<<(scoreBits-l.timeBits) - 1 }

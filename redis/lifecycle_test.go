@@ -100,6 +100,31 @@ func TestRebuildReplacesAnotherLog(t *testing.T) {
 	}
 }
 
+// A projection laid out by a rankd of another layout version (an older one, before an upgrade) has no
+// position for this one, which rebuilds it, whether or not an update comes to find out its layout.
+func TestOtherLayoutVersion(t *testing.T) {
+	p, prefix := MustOpen(t)
+	ctx := context.Background()
+	c := icpcContest("c1")
+	MustRebuild(t, p, c, 7, []rankd.ProjectedRow{icpcRow("a", "A", nil, 1, 2, 3)})
+	rc := redistest.MustClient(t)
+	base := prefix + ":{" + c.ID + "}"
+	active, err := rc.Get(ctx, base+":active").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.HSet(ctx, base+":v"+active+":meta", "layout", "icpc").Err(); err != nil { // version 1's name
+		t.Fatal(err)
+	}
+	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 0 {
+		t.Fatalf("another layout version: got position %d, %v; want 0", pos, err)
+	}
+	MustRebuild(t, p, c, 7, []rankd.ProjectedRow{icpcRow("a", "A", nil, 1, 2, 3)})
+	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 7 {
+		t.Fatalf("rebuilt: got position %d, %v; want 7", pos, err)
+	}
+}
+
 // A rebuild leaves the replaced version's keys to expire, and keeps none of its own with an expiry.
 func TestRebuildExpiresTheOldVersion(t *testing.T) {
 	p, prefix := MustOpen(t)

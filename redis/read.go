@@ -14,14 +14,14 @@ import (
 	"rankd"
 )
 
-// Position returns the log position of a contest's projection; 0 when it has none (never built, or lost by
-// Redis: see the package doc). EUNAVAILABLE when Redis is down.
+// Position returns the log position of a contest's projection; 0 when it has none (never built, lost by
+// Redis: see the package doc, or laid out by a rankd of another layout version, which must be rebuilt). EUNAVAILABLE when Redis is down.
 func (p *Projection) Position(ctx context.Context, contestID string) (int64, error) {
 	if err := checkContestID(contestID); err != nil {
 		return 0, err
 	}
 	base := p.base(contestID)
-	pos, err := positionScript.RunRO(ctx, p.client, []string{activeKey(base)}, base).Int64()
+	pos, err := positionScript.RunRO(ctx, p.client, []string{activeKey(base)}, base, layoutVersion).Int64()
 	if err != nil {
 		return 0, fail(ctx, "position", err)
 	}

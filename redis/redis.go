@@ -26,7 +26,7 @@
 // (whose doc gives the bit layouts), lower being better: ZRANGE lists a board in order, equal scores by
 // (name, id) bytewise, as the board does, and the rank a row shares is one more than the number of rows with a
 // smaller score (ZCOUNT). OI and IOI ordered by score then time keep the score exact, as the board does, and
-// start the member with the time the score was reached, in 16 hex digits (layout "exact:time:2"): equal scores
+// start the member with the time the score was reached, in 16 hex digits (layout "exact:time/2"): equal scores
 // are then listed by time, then name, and a row's rank also counts the rows of its score and an earlier time,
 // found by bisection. Team, group and problem ids and names must therefore hold no NUL byte, and contest ids
 // no NUL, '{' or '}': others are refused with EINVALID.

@@ -14,7 +14,7 @@ local view = ARGV[2]
 local meta = redis.call('HMGET', vb .. ':meta', 'pos', 'seq:' .. view, 'problems', 'layout')
 -- Rows share a rank when their scores are equal and, in this layout, the times that start their members.
 local tieLen = 0
-if meta[4] == 'exact:time:2' then
+if meta[4] == 'exact:time/2' then
 	tieLen = 16
 end
 local tie = function(member)
