@@ -209,3 +209,28 @@ func TestNewObjectIDs(t *testing.T) {
 		t.Errorf("got %d teams, want the 3 of the contest", p.Total)
 	}
 }
+
+// A contest without penalty (penalty_time 0) is served as one: it was served with 20, and the object sent
+// back (as the admin console does) charged 20 minutes per rejection.
+func TestNoPenaltyRoundTrip(t *testing.T) {
+	e := MustOpen(t)
+	c := testContest()
+	c["contest"].(map[string]any)["penalty_time"] = 0
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, c, nil)
+	for _, path := range []string{"/api/contests/c1", "/api/v1/contests/c1"} {
+		var got struct {
+			PenaltyTime *int64 `json:"penalty_time"`
+		}
+		e.MustDo(t, http.StatusOK, "GET", path, adminToken, nil, &got)
+		if got.PenaltyTime == nil || *got.PenaltyTime != 0 {
+			t.Errorf("GET %s: got penalty_time %v, want 0", path, got.PenaltyTime)
+		}
+	}
+	var ccsContest map[string]any
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1", adminToken, nil, &ccsContest)
+	var res ingestResponse
+	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": ccsContest}, &res)
+	if res.Duplicates != 1 {
+		t.Errorf("the contest sent back as served: got %+v, want a duplicate", res)
+	}
+}

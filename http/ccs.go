@@ -64,7 +64,7 @@ func ccsContestOf(c rankd.Contest) ccsContestJSON {
 	cj := ccsContestJSON{ID: c.ID, Name: c.Name, FormalName: c.FormalName, Duration: ccs.FormatRelTime(c.Duration),
 		ScoreboardType: "pass-fail", Rankd: contestExtOf(&c)}
 	if c.Rules == rankd.ICPC {
-		pt := int64(penaltyOf(&c) / time.Minute)
+		pt := int64(c.PenaltyTime / time.Minute)
 		cj.PenaltyTime = &pt
 	} else {
 		cj.ScoreboardType = "score"

@@ -107,7 +107,7 @@ func (s *Server) describe(b *board.Board, detail contestDetail, jury bool) conte
 		ID: c.ID, Name: c.Name, FormalName: c.FormalName, Rules: c.Rules.String(),
 		Duration:       ccs.FormatRelTime(c.Duration),
 		FreezeDuration: ccs.FormatRelTime(c.FreezeDuration),
-		PenaltyTime:    int64(penaltyOf(&c) / time.Minute),
+		PenaltyTime:    int64(c.PenaltyTime / time.Minute),
 		Phase:          phase(&c, b.State(), s.Now()),
 		Frozen:         publicHides(&c, b.State(), s.Now()),
 		Teams:          teams,
@@ -132,13 +132,6 @@ func (s *Server) describe(b *board.Board, detail contestDetail, jury bool) conte
 		}
 	}
 	return cj
-}
-
-func penaltyOf(c *rankd.Contest) time.Duration {
-	if c.PenaltyTime == 0 {
-		return rankd.DefaultPenaltyTime
-	}
-	return c.PenaltyTime
 }
 
 func (s *Server) listContests(w http.ResponseWriter, r *http.Request) error {
