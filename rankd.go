@@ -288,6 +288,15 @@ type State struct {
 	EndOfUpdates *time.Time
 }
 
+// StartOf returns when contest c started as its state st says (the CCS's started: a late start, say), else
+// its scheduled start; zero when neither is known. Contest times, the freeze and the end all run from it.
+func StartOf(c *Contest, st State) time.Time {
+	if st.Started != nil {
+		return *st.Started
+	}
+	return c.Start
+}
+
 // Revealed reports whether the public board shows the final standings (thawed or finalized).
 func (s State) Revealed() bool { return s.Thawed != nil || s.Finalized != nil }
 

@@ -12,12 +12,7 @@ import (
 
 // Start returns when the contest started: the state's started time when known, the contest's start
 // otherwise. Contest times, and the moments readers ask for, are relative to it.
-func (b *Board) Start() time.Time {
-	if s := b.state.Started; s != nil {
-		return *s
-	}
-	return b.contest.Start
-}
+func (b *Board) Start() time.Time { return rankd.StartOf(&b.contest, b.state) }
 
 // ApplyAsOf applies ev as it was known at contest time at (see AsOf), start being the contest's start that
 // state times are relative to. known is false, and nothing changes, for an event not known yet then.

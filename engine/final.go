@@ -13,11 +13,10 @@ import (
 func (e *Engine) End(contestID string) (time.Time, error) {
 	var end time.Time
 	err := e.Read(contestID, func(b *board.Board, _ int64) error {
-		c := b.Contest()
-		if c.Start.IsZero() {
+		if b.Start().IsZero() {
 			return rankd.Errorf(rankd.EINVALID, "contest %q has no start time, so no end", contestID)
 		}
-		end = c.Start.Add(c.Duration)
+		end = b.Start().Add(b.Contest().Duration)
 		return nil
 	})
 	return end, err
@@ -32,8 +31,8 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time)
 	var start, end time.Time
 	due := func() (bool, error) {
 		err := e.Read(contestID, func(b *board.Board, _ int64) error {
-			c := b.Contest()
-			st, start, end = b.State(), c.Start, c.Start.Add(c.Duration)
+			st, start = b.State(), b.Start()
+			end = start.Add(b.Contest().Duration)
 			return nil
 		})
 		return err == nil && st.Ended == nil && !start.IsZero() && !now.Before(end), err

@@ -361,18 +361,19 @@ func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	elapsed := now.Sub(c.Start).Truncate(time.Second)
-	if c.Start.IsZero() || elapsed < 0 || elapsed >= c.Duration {
+	start := rankd.StartOf(&c, st)
+	elapsed := now.Sub(start).Truncate(time.Second)
+	if start.IsZero() || elapsed < 0 || elapsed >= c.Duration {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q is not running: only a running contest can be frozen", cid)
 	}
 	if ft := c.FreezeTime(); ft <= elapsed {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q is already frozen since %s", cid, ccs.FormatRelTime(ft))
 	}
 	c.FreezeDuration = c.Duration - elapsed
-	frozen := c.Start.Add(elapsed)
+	frozen := start.Add(elapsed)
 	st.Frozen = &frozen
 	if st.Started == nil {
-		st.Started = &c.Start
+		st.Started = &start
 	}
 	if err := s.submitEvents(r, cid,
 		rankd.Event{Type: rankd.EventContest, ID: cid, Contest: &c},
@@ -390,16 +391,17 @@ func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if c.Start.IsZero() || now.Before(c.Start) {
+	start := rankd.StartOf(&c, st)
+	if start.IsZero() || now.Before(start) {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q has not started", cid)
 	}
 	if st.Started == nil {
-		st.Started = &c.Start
+		st.Started = &start
 	}
-	end := c.Start.Add(c.Duration)
+	end := start.Add(c.Duration)
 	var evs []rankd.Event
 	if now.Before(end) {
-		if ft := c.FreezeTime(); now.Before(c.Start.Add(ft)) {
+		if ft := c.FreezeTime(); now.Before(start.Add(ft)) {
 			// Not frozen yet: a thaw would drop the freeze to come, which an organiser does by editing the
 			// contest, not by a thaw sent too early.
 			return rankd.Errorf(rankd.ECONFLICT, "contest %q is not frozen (its freeze starts at %s): set its freeze duration to 0 to run without one", cid, ccs.FormatRelTime(ft))

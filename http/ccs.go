@@ -118,20 +118,21 @@ func (s *Server) public(contestID string) (engine.Public, error) {
 // stateNow returns the contest's state as the clock makes it: the steps its times passed, plus those
 // recorded (a freeze or thaw by hand, a finalization).
 func stateNow(c *rankd.Contest, st rankd.State, now time.Time) rankd.State {
-	if c.Start.IsZero() || now.Before(c.Start) {
+	start := rankd.StartOf(c, st)
+	if start.IsZero() || now.Before(start) {
 		return st
 	}
 	at := func(d time.Duration) *time.Time {
-		t := c.Start.Add(d)
+		t := start.Add(d)
 		return &t
 	}
 	if st.Started == nil {
 		st.Started = at(0)
 	}
-	if ft := c.FreezeTime(); st.Frozen == nil && ft < c.Duration && now.Sub(c.Start) >= ft {
+	if ft := c.FreezeTime(); st.Frozen == nil && ft < c.Duration && now.Sub(start) >= ft {
 		st.Frozen = at(ft)
 	}
-	if st.Ended == nil && now.Sub(c.Start) >= c.Duration {
+	if st.Ended == nil && now.Sub(start) >= c.Duration {
 		st.Ended = at(c.Duration)
 	}
 	return st

@@ -153,11 +153,7 @@ func (s *Server) publicLive(cid string) (live, error) {
 	if !ok {
 		return s.readLive(cid, nil) // the reason: not found, or unavailable
 	}
-	start := p.Contest.Start
-	if p.State.Started != nil {
-		start = *p.State.Started // as Board.Start
-	}
-	return live{pos: -1, pubSeq: p.Seq, start: start, contest: p.Contest}, nil
+	return live{pos: -1, pubSeq: p.Seq, start: rankd.StartOf(&p.Contest, p.State), contest: p.Contest}, nil
 }
 
 // resolveAt turns the moment asked for into a contest time in whole milliseconds: one before the start is

@@ -71,16 +71,17 @@ const (
 )
 
 func phase(c *rankd.Contest, st rankd.State, now time.Time) string {
+	start := rankd.StartOf(c, st)
 	switch {
 	case st.Finalized != nil:
 		return PhaseFinalized
 	case st.Thawed != nil:
 		return PhaseThawed
-	case c.Start.IsZero() || now.Before(c.Start):
+	case start.IsZero() || now.Before(start):
 		return PhaseScheduled
-	case now.Sub(c.Start) >= c.Duration || st.Ended != nil:
+	case now.Sub(start) >= c.Duration || st.Ended != nil:
 		return PhaseEnded
-	case now.Sub(c.Start) >= c.FreezeTime():
+	case now.Sub(start) >= c.FreezeTime():
 		return PhaseFrozen
 	}
 	return PhaseRunning
@@ -258,7 +259,8 @@ func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, v rankd.View) bool 
 // others while frozen.
 func publicHides(c *rankd.Contest, st rankd.State, now time.Time) bool {
 	if c.HideUntilEnd && (c.Rules == rankd.OI || c.Rules == rankd.IOI) {
-		return st.Thawed == nil && st.Ended == nil && !c.Start.IsZero() && !now.Before(c.Start)
+		start := rankd.StartOf(c, st)
+		return st.Thawed == nil && st.Ended == nil && !start.IsZero() && !now.Before(start)
 	}
 	return publicFrozen(c, st, now)
 }

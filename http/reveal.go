@@ -154,7 +154,7 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 		oldRank = row.Rank
 		ev = rankd.Event{Type: rankd.EventReveal, ID: strconv.Itoa(n),
 			Reveal: &rankd.Reveal{Step: n, TeamID: cell.TeamID, ProblemID: cell.ProblemID,
-				Time: s.Now().Sub(b.Contest().Start).Truncate(time.Millisecond)}}
+				Time: s.Now().Sub(b.Start()).Truncate(time.Millisecond)}}
 		return nil
 	}); err != nil {
 		return err

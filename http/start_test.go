@@ -1,0 +1,89 @@
+package http_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A contest that started late (the state's started, 10 minutes after its start_time) runs from its actual
+// start everywhere: the board reads absolute times from it, and so must the phase, the state, the freeze by
+// hand and the end. The phase said "frozen" 10 minutes early while a submission made after that claimed
+// freeze counted before it, publicly.
+func TestLateStartIsTheStart(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
+	started := contestStart.Add(10 * time.Minute)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		fmt.Sprintf(`{"type":"state","data":{"started":%q}}`+"\n", started.Format(time.RFC3339)), nil)
+	e.now = contestStart.Add(4*time.Hour + 5*time.Minute) // 3:55 since the actual start: not frozen yet
+	var c struct {
+		Phase string
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", "", nil, &c)
+	var st struct{ Frozen *string }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &st)
+	if c.Phase != "running" || st.Frozen != nil {
+		t.Errorf("3:55 after the actual start: got phase %s, state frozen %v; want running, not frozen", c.Phase, st.Frozen)
+	}
+	var fr struct {
+		FrozenAt string `json:"frozen_at"`
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/freeze", adminToken, nil, &fr)
+	if fr.FrozenAt != "3:55:00.000" {
+		t.Errorf("freeze by hand: got frozen_at %s, want 3:55:00.000 (from the actual start)", fr.FrozenAt)
+	}
+	// Made 3 s after the freeze, judged: hidden from the public.
+	at := e.now.Add(3 * time.Second).Format(time.RFC3339)
+	e.now = e.now.Add(5 * time.Second)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		fmt.Sprintf(`{"type":"submissions","data":{"id":"late","team_id":"t3","problem_id":"A","time":%q}}`, at),
+		fmt.Sprintf(`{"type":"judgements","data":{"id":"jl","submission_id":"late","judgement_type_id":"AC","start_time":%q}}`, at),
+	}, "\n")+"\n", nil)
+	var p page
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p)
+	for _, r := range p.Rows {
+		if r.TeamID == "t3" && r.Solved > 0 {
+			t.Errorf("the public board shows the solve made after the freeze: %+v", r)
+		}
+	}
+	if !p.Frozen {
+		t.Error("the public board does not say it is frozen")
+	}
+}
+
+// Once frozen, the start cannot move later (nor be taken back): judges' absolute times would be read from the
+// new start, and what is made after the freeze would count before it; moving the start, then dropping the
+// freeze, then moving the start back published frozen verdicts. Moving it earlier is fine.
+func TestFrozenStartCannotMoveLater(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t) // frozen: 4:30 into the contest
+	for _, tc := range []struct {
+		start any
+		want  int
+	}{
+		{contestStart.Add(15 * time.Minute).Format(time.RFC3339), http.StatusConflict},
+		{nil, http.StatusConflict},
+		{contestStart.Add(-5 * time.Minute).Format(time.RFC3339), http.StatusOK},
+	} {
+		c := testContest()["contest"].(map[string]any)
+		c["start_time"] = tc.start
+		if r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c}); r.Status != tc.want {
+			t.Errorf("PATCH start %v: got %d %s, want %d", tc.start, r.Status, r.Body, tc.want)
+		}
+		line := fmt.Sprintf(`{"type":"contest","data":{"id":"c1","name":"Test Contest","start_time":%s,"duration":"5:00:00","scoreboard_freeze_duration":"1:00:00","penalty_time":20}}`,
+			jsonOrNull(tc.start))
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line+"\n"); r.Status != tc.want {
+			t.Errorf("a judge's contest with start %v: got %d %s, want %d", tc.start, r.Status, r.Body, tc.want)
+		}
+	}
+}
+
+func jsonOrNull(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", v)
+}
