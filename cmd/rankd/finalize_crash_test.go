@@ -31,11 +31,12 @@ func TestFinalizeSurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: waits for the job to be rescued")
 	}
-	// 2,000 teams: storing their rows takes long enough to be seen building. The contest has no start time,
-	// so that only the finalization asked for runs: none is scheduled at an end, and none refused before it.
+	// 2,000 teams: storing their rows takes long enough to be seen building. The contest has no start time
+	// (none scheduled, none recorded in its state), so that only the finalization asked for runs: none is
+	// scheduled at an end, and none refused before it.
 	cfg := gen.Config{Seed: 11, ContestID: "kill", Teams: 2000, Problems: 12, Submissions: 6000}
 	data, _ := genFeed(t, cfg)
-	data = regexp.MustCompile(`"start_time":"[^"]*"`).ReplaceAll(data, []byte(`"start_time":null`))
+	data = regexp.MustCompile(`"(start_time|started)":"[^"]*"`).ReplaceAll(data, []byte(`"$1":null`))
 	path := filepath.Join(t.TempDir(), "feed.ndjson")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
