@@ -297,6 +297,21 @@ func StartOf(c *Contest, st State) time.Time {
 	return c.Start
 }
 
+// FreezeOf returns the contest time from which contest c's public board is frozen, as its state st says too
+// (the CCS's frozen: a feed may record a freeze its contest does not give): the earlier of the contest's
+// FreezeTime and the state's frozen, relative to StartOf. It is c.Duration for none.
+func FreezeOf(c *Contest, st State) time.Duration {
+	ft := c.FreezeTime()
+	if st.Frozen == nil {
+		return ft
+	}
+	start := StartOf(c, st)
+	if start.IsZero() {
+		return ft
+	}
+	return max(min(ft, st.Frozen.Sub(start)), 0)
+}
+
 // Revealed reports whether the public board shows the final standings (thawed or finalized).
 func (s State) Revealed() bool { return s.Thawed != nil || s.Finalized != nil }
 

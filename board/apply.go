@@ -509,7 +509,7 @@ func (b *Board) publicHideFrom() int64 {
 		}
 		return math.MinInt64
 	}
-	return ms(b.contest.FreezeTime())
+	return ms(rankd.FreezeOf(&b.contest, b.state))
 }
 
 // updateWindows recomputes the public view when what it hides changed (a thaw, the end of a hidden contest).

@@ -338,3 +338,22 @@ func TestDiffs(t *testing.T) {
 		t.Fatalf("t3: got rank %d (%v), want 1", row.Rank, err)
 	}
 }
+
+// A freeze the state records (the CCS's frozen) freezes the public board from then, though the contest gives
+// no freeze duration, or a later one: the public board showed every verdict while the state said frozen.
+func TestStateFreezes(t *testing.T) {
+	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	frozen := start.Add(4 * time.Hour)
+	for _, freeze := range []time.Duration{0, 30 * time.Minute} {
+		b := MustBoard(t, cat([]rankd.Event{contestEv(rankd.Contest{Rules: rankd.ICPC, Start: start, FreezeDuration: freeze,
+			PenaltyTime: rankd.DefaultPenaltyTime})}, verdicts(), []rankd.Event{problemEv("a", 0), teamEv("t1", "One"),
+			stateEv(rankd.State{Started: &start, Frozen: &frozen})}),
+			submit("1", "t1", "a", m(250), "AC"))
+		for _, v := range []rankd.View{rankd.JuryView, rankd.PublicView} {
+			c := MustStandings(t, b, v).Rows[0].Cells[0]
+			if wantSolved := v.Kind == rankd.ViewJury; c.Solved != wantSolved || c.Pending != 1-boolInt(wantSolved) {
+				t.Errorf("freeze duration %v, %s view: got %+v, want solved %v", freeze, v, c, wantSolved)
+			}
+		}
+	}
+}

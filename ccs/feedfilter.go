@@ -416,7 +416,7 @@ func (f *FeedFilter) hideFrom() int64 {
 		}
 		return math.MinInt64
 	}
-	return msFloor(c.FreezeTime())
+	return msFloor(rankd.FreezeOf(c, f.state))
 }
 
 // msFloor converts a contest time to milliseconds, rounding down, as the board does.

@@ -766,8 +766,8 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 
 // CheckFreeze refuses a new definition nc of board b's contest that would move the freeze of its public
 // board once frozen (at now) later: the verdicts between the two would go public. That is a later freeze
-// time, and a start moved later (or taken back): the times judges send from then on are read from the new
-// start, so that what is made after the freeze would count before it. Once a reveal step is made, the freeze
+// time, and a start moved later: the times judges send from then on are read from the new start, so that
+// what is made after the freeze would count before it. Once a reveal step is made, the freeze
 // may not move at all (earlier, it would hide again what the public saw revealed). Whoever sends it is
 // refused: an admin's change, or a judge sending its contest again (a source extending a frozen contest
 // without lengthening its freeze, or undoing a freeze made by hand). The server asks it of the contests it is
@@ -776,12 +776,17 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 func CheckFreeze(b *board.Board, nc *rankd.Contest, now time.Time) error {
 	c, st := b.Contest(), b.State()
 	from, to := c.FreezeTime(), nc.FreezeTime()
-	if steps, _, _ := b.Reveal(); steps > 0 && to != from {
+	steps, hiding, _ := b.Reveal()
+	if steps > 0 && to != from {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q is being revealed (%d steps made): its freeze (from %s) "+
 			"cannot move now; POST .../thaw shows the rest", c.ID, steps, ccs.FormatRelTime(from))
 	}
 	start := b.Start()
-	begun := st.Finalized != nil || st.Ended != nil || !start.IsZero() && now.Sub(start) >= from
+	// Frozen as the board is (its state may freeze it earlier), or hiding verdicts (a start taken back leaves
+	// no clock to tell); a definition is compared with the contest's own freeze, which a state sent later may
+	// no longer hold earlier.
+	begun := st.Finalized != nil || st.Ended != nil || start.IsZero() && hiding != nil ||
+		!start.IsZero() && now.Sub(start) >= rankd.FreezeOf(&c, st)
 	if frozen := st.Thawed == nil && from < c.Duration && begun; !frozen {
 		return nil
 	}
@@ -791,10 +796,12 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, now time.Time) error {
 			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", c.ID, ccs.FormatRelTime(from),
 			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
 	}
-	if moved := !nc.Start.Equal(c.Start); moved && (nc.Start.IsZero() || nc.Start.Add(to).After(start.Add(from))) {
-		return rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen since %s, and this change of its "+
-			"start would move the freeze later, counting what is made after it before it: once frozen, the start "+
-			"can only move earlier (POST .../thaw lifts the freeze)", c.ID, ccs.FormatTime(start.Add(from)))
+	// A start taken back (a CCS's paused countdown, sent again) reads no time; one set again is compared with
+	// the start the board had, none being the earliest.
+	if moved := !nc.Start.Equal(c.Start); moved && !nc.Start.IsZero() && nc.Start.Add(to).After(start.Add(from)) {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen (since %s from its start), and this "+
+			"change of its start would move the freeze later, counting what is made after it before it: once "+
+			"frozen, the start can only move earlier (POST .../thaw lifts the freeze)", c.ID, ccs.FormatRelTime(from))
 	}
 	return nil
 }

@@ -366,7 +366,7 @@ func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 	if start.IsZero() || elapsed < 0 || elapsed >= c.Duration {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q is not running: only a running contest can be frozen", cid)
 	}
-	if ft := c.FreezeTime(); ft <= elapsed {
+	if ft := rankd.FreezeOf(&c, st); ft <= elapsed {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q is already frozen since %s", cid, ccs.FormatRelTime(ft))
 	}
 	c.FreezeDuration = c.Duration - elapsed
@@ -401,7 +401,7 @@ func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 	end := start.Add(c.Duration)
 	var evs []rankd.Event
 	if now.Before(end) {
-		if ft := c.FreezeTime(); now.Before(start.Add(ft)) {
+		if ft := rankd.FreezeOf(&c, st); now.Before(start.Add(ft)) {
 			// Not frozen yet: a thaw would drop the freeze to come, which an organiser does by editing the
 			// contest, not by a thaw sent too early.
 			return rankd.Errorf(rankd.ECONFLICT, "contest %q is not frozen (its freeze starts at %s): set its freeze duration to 0 to run without one", cid, ccs.FormatRelTime(ft))

@@ -129,7 +129,7 @@ func stateNow(c *rankd.Contest, st rankd.State, now time.Time) rankd.State {
 	if st.Started == nil {
 		st.Started = at(0)
 	}
-	if ft := c.FreezeTime(); st.Frozen == nil && ft < c.Duration && now.Sub(start) >= ft {
+	if ft := rankd.FreezeOf(c, st); st.Frozen == nil && ft < c.Duration && now.Sub(start) >= ft {
 		st.Frozen = at(ft)
 	}
 	if st.Ended == nil && now.Sub(start) >= c.Duration {

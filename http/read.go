@@ -81,7 +81,7 @@ func phase(c *rankd.Contest, st rankd.State, now time.Time) string {
 		return PhaseScheduled
 	case now.Sub(start) >= c.Duration || st.Ended != nil:
 		return PhaseEnded
-	case now.Sub(start) >= c.FreezeTime():
+	case now.Sub(start) >= rankd.FreezeOf(c, st):
 		return PhaseFrozen
 	}
 	return PhaseRunning
@@ -272,7 +272,7 @@ func publicFrozen(c *rankd.Contest, st rankd.State, now time.Time) bool {
 	case PhaseFrozen:
 		return true
 	case PhaseEnded, PhaseFinalized:
-		return st.Thawed == nil && c.FreezeTime() < c.Duration
+		return st.Thawed == nil && rankd.FreezeOf(c, st) < c.Duration
 	}
 	return false
 }

@@ -54,9 +54,10 @@ func TestLateStartIsTheStart(t *testing.T) {
 	}
 }
 
-// Once frozen, the start cannot move later (nor be taken back): judges' absolute times would be read from the
-// new start, and what is made after the freeze would count before it; moving the start, then dropping the
-// freeze, then moving the start back published frozen verdicts. Moving it earlier is fine.
+// Once frozen, the start cannot move later: judges' absolute times would be read from the new start, and what
+// is made after the freeze would count before it; moving the start, then dropping the freeze, then moving the
+// start back published frozen verdicts. Moving it earlier is fine, and so is taking it back (a CCS's paused
+// countdown, as wf47's feed sends), after which the freeze still cannot be dropped, nor the start set later.
 func TestFrozenStartCannotMoveLater(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t) // frozen: 4:30 into the contest
@@ -65,8 +66,9 @@ func TestFrozenStartCannotMoveLater(t *testing.T) {
 		want  int
 	}{
 		{contestStart.Add(15 * time.Minute).Format(time.RFC3339), http.StatusConflict},
-		{nil, http.StatusConflict},
 		{contestStart.Add(-5 * time.Minute).Format(time.RFC3339), http.StatusOK},
+		{nil, http.StatusOK},
+		{contestStart.Add(15 * time.Minute).Format(time.RFC3339), http.StatusConflict},
 	} {
 		c := testContest()["contest"].(map[string]any)
 		c["start_time"] = tc.start
@@ -86,4 +88,17 @@ func jsonOrNull(v any) string {
 		return "null"
 	}
 	return fmt.Sprintf("%q", v)
+}
+
+// With its start taken back, a frozen contest still hides what it hid: its freeze cannot be dropped.
+func TestFrozenWithoutStart(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	c := testContest()["contest"].(map[string]any)
+	c["start_time"] = nil
+	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c}, nil)
+	c["scoreboard_freeze_duration"] = "0:00:00"
+	if r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c}); r.Status != http.StatusConflict {
+		t.Errorf("dropping the freeze after the start was taken back: got %d %s, want 409", r.Status, r.Body)
+	}
 }
