@@ -149,13 +149,21 @@ func (b *Board) CheckReveal() error {
 	return err
 }
 
-// nextReveal returns the cell step, the next one, reveals, or why it cannot be made.
-func (b *Board) nextReveal(step int) (int32, int, error) {
+// revealOpen refuses reveal step before the contest ended: the reveal comes after the end.
+func (b *Board) revealOpen(step int) error {
 	switch {
 	case !b.hasRules:
-		return 0, 0, rankd.Errorf(rankd.EUNPROCESSABLE, "reveal step %d before the contest is defined", step)
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "reveal step %d before the contest is defined", step)
 	case b.state.Ended == nil && !b.state.Revealed():
-		return 0, 0, rankd.Errorf(rankd.EUNPROCESSABLE, "reveal step %d: the contest has not ended (no ended state yet): the reveal comes after the end", step)
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "reveal step %d: the contest has not ended (no ended state yet): the reveal comes after the end", step)
+	}
+	return nil
+}
+
+// nextReveal returns the cell step, the next one, reveals, or why it cannot be made.
+func (b *Board) nextReveal(step int) (int32, int, error) {
+	if err := b.revealOpen(step); err != nil {
+		return 0, 0, err
 	}
 	t, p, ok := b.nextHidden()
 	if !ok {
@@ -167,6 +175,40 @@ func (b *Board) nextReveal(step int) (int32, int, error) {
 			step, tm.ShownName(), tm.ID, cmp.Or(pr.Label, pr.ID), pr.ID)
 	}
 	return t, p, nil
+}
+
+// revealable returns the cell reveal step rv names, when a step may reveal it: the contest ended, and the cell
+// is hidden from the public, its submissions all judged.
+func (b *Board) revealable(rv *rankd.Reveal) (int32, int, error) {
+	if err := b.revealOpen(rv.Step); err != nil {
+		return 0, 0, err
+	}
+	t, tok := b.teamIdx[rv.TeamID]
+	p, pok := b.probIdx[rv.ProblemID]
+	if !tok || !pok || !b.ranked(t) || b.problems[p].deleted || !b.hidden(t, p) {
+		return 0, 0, rankd.Errorf(rankd.ECONFLICT, "reveal step %d: team %s's problem %s is not hidden from the public", rv.Step, rv.TeamID, rv.ProblemID)
+	}
+	if b.cellAt(t, p).res[jury].Pending > 0 {
+		return 0, 0, rankd.Errorf(rankd.ECONFLICT, "reveal step %d: team %s's problem %s still has a submission without a verdict: judge it first",
+			rv.Step, rv.TeamID, rv.ProblemID)
+	}
+	return t, p, nil
+}
+
+// admitReveal refuses a new reveal step that does not reveal the cell the rule chooses (see nextReveal).
+func (b *Board) admitReveal(rv *rankd.Reveal) error {
+	if rv.Step != len(b.reveals)+1 || rv.TeamID == "" || rv.ProblemID == "" {
+		return nil // a retry, out of order, or malformed: Apply says which
+	}
+	t, p, err := b.nextReveal(rv.Step)
+	if err != nil {
+		return err
+	}
+	if b.teams[t].id != rv.TeamID || b.problems[p].info.ID != rv.ProblemID {
+		return rankd.Errorf(rankd.ECONFLICT, "reveal step %d reveals team %s's problem %s, not team %s's problem %s",
+			rv.Step, b.teams[t].id, b.problems[p].info.ID, rv.TeamID, rv.ProblemID)
+	}
+	return nil
 }
 
 func (b *Board) applyReveal(ev *rankd.Event) error {
@@ -195,13 +237,11 @@ func (b *Board) applyReveal(ev *rankd.Event) error {
 	} else if rv.Step > done+1 {
 		return rankd.Errorf(rankd.ECONFLICT, "reveal step %d before step %d", rv.Step, done+1)
 	}
-	t, p, err := b.nextReveal(rv.Step)
+	// The cell the step names must be one a step may reveal; which of them the rule chooses is Admit's (a log
+	// replays the steps it holds, made by a rankd whose rule listed tied rows otherwise).
+	t, p, err := b.revealable(rv)
 	if err != nil {
 		return err
-	}
-	if b.teams[t].id != rv.TeamID || b.problems[p].info.ID != rv.ProblemID {
-		return rankd.Errorf(rankd.ECONFLICT, "reveal step %d reveals team %s's problem %s, not team %s's problem %s",
-			rv.Step, b.teams[t].id, b.problems[p].info.ID, rv.TeamID, rv.ProblemID)
 	}
 	c := revealCell{t, uint16(p)}
 	b.reveals = append(b.reveals, c)

@@ -308,6 +308,8 @@ func (b *Board) Admit(ev *rankd.Event) error {
 	case ev.Type == rankd.EventJudgementType && ev.JudgementType != nil:
 		_, known := b.jtypeIdx[ev.JudgementType.ID]
 		return admitID("judgement type", ev.JudgementType.ID, known)
+	case ev.Type == rankd.EventReveal && ev.Reveal != nil && b.hasRules:
+		return b.admitReveal(ev.Reveal)
 	}
 	return nil
 }
