@@ -101,7 +101,7 @@ func TestRebuildReplacesAnotherLog(t *testing.T) {
 }
 
 // A projection laid out by a rankd of another layout version (an older one, before an upgrade) has no
-// position for this one, which rebuilds it, whether or not an update comes to find out its layout.
+// position nor pages for this one, which rebuilds it, whether or not an update comes to find out its layout.
 func TestOtherLayoutVersion(t *testing.T) {
 	p, prefix := MustOpen(t)
 	ctx := context.Background()
@@ -119,6 +119,8 @@ func TestOtherLayoutVersion(t *testing.T) {
 	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 0 {
 		t.Fatalf("another layout version: got position %d, %v; want 0", pos, err)
 	}
+	_, err = p.Standings(ctx, rankd.ProjectionQuery{ContestID: c.ID, View: rankd.JuryView, Limit: 10})
+	MustCode(t, err, rankd.ENOTFOUND) // read as this rankd lays it out, it could rank rows wrong
 	MustRebuild(t, p, c, 7, []rankd.ProjectedRow{icpcRow("a", "A", nil, 1, 2, 3)})
 	if pos, err := p.Position(ctx, c.ID); err != nil || pos != 7 {
 		t.Fatalf("rebuilt: got position %d, %v; want 7", pos, err)

@@ -30,8 +30,8 @@ func (p *Projection) Position(ctx context.Context, contestID string) (int64, err
 
 // Standings reads a page of the jury or public view of a contest (of one of its groups when q.GroupID is
 // set, ranked from 1 within the group; an unknown group has no rows), with the view's seq, all from one
-// version of the projection. A negative limit reads to the end. ENOTFOUND when the contest has no projection;
-// EINVALID for a team view or a negative offset; EUNAVAILABLE when Redis is down.
+// version of the projection. A negative limit reads to the end. ENOTFOUND when the contest has no projection (or
+// one of another layout version, which this rankd would misread); EINVALID for a team view or a negative offset; EUNAVAILABLE when Redis is down.
 func (p *Projection) Standings(ctx context.Context, q rankd.ProjectionQuery) (rankd.Standings, error) {
 	if err := checkContestID(q.ContestID); err != nil {
 		return rankd.Standings{}, err
@@ -47,9 +47,9 @@ func (p *Projection) Standings(ctx context.Context, q rankd.ProjectionQuery) (ra
 		return rankd.Standings{}, err
 	}
 	base := p.base(q.ContestID)
-	res, err := standingsScript.RunRO(ctx, p.client, []string{activeKey(base)}, base, view, q.GroupID, q.Offset, q.Limit).Slice()
+	res, err := standingsScript.RunRO(ctx, p.client, []string{activeKey(base)}, base, view, q.GroupID, q.Offset, q.Limit, layoutVersion).Slice()
 	if errors.Is(err, goredis.Nil) {
-		return rankd.Standings{}, rankd.Errorf(rankd.ENOTFOUND, "contest %s has no projection in Redis", q.ContestID)
+		return rankd.Standings{}, rankd.Errorf(rankd.ENOTFOUND, "contest %s has no projection in Redis (of this rankd's layout)", q.ContestID)
 	}
 	if err != nil {
 		return rankd.Standings{}, fail(ctx, "standings", err)

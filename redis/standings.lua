@@ -2,9 +2,10 @@
 -- rows and seq always match.
 --
 -- KEYS[1]  the active pointer, <base>:active
--- ARGV     base, view, group ("" for the whole view), offset, limit (negative: all)
--- Returns  nil when the contest has no projection, else {pos, seq, problems, total, {the rank of each row},
---          {the member of each row}, {each row}}.
+-- ARGV     base, view, group ("" for the whole view), offset, limit (negative: all), the caller's layout
+--          version (what its layouts' names end with)
+-- Returns  nil when the contest has no projection of that layout version, else {pos, seq, problems, total,
+--          {the rank of each row}, {the member of each row}, {each row}}.
 local active = redis.call('GET', KEYS[1])
 if not active then
 	return nil
@@ -12,6 +13,10 @@ end
 local vb = ARGV[1] .. ':v' .. active
 local view = ARGV[2]
 local meta = redis.call('HMGET', vb .. ':meta', 'pos', 'seq:' .. view, 'problems', 'layout')
+local version = ARGV[6]
+if string.sub(meta[4] or '', -#version) ~= version then
+	return nil
+end
 -- Rows share a rank when their scores are equal and, in this layout, the times that start their members.
 local tieLen = 0
 if meta[4] == 'exact:time/2' then
