@@ -1029,7 +1029,7 @@ func (f fields) abs(key string) (time.Time, bool, error) {
 	}
 	t, ok := parseAbs(b)
 	if !ok {
-		return time.Time{}, false, f.fail(key, "bad absolute time %q", clip(b))
+		return time.Time{}, false, f.fail(key, "bad absolute time %q: %s", clip(b), absWant(b))
 	}
 	return t, true, nil
 }

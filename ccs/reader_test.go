@@ -353,6 +353,7 @@ func TestReaderErrors(t *testing.T) {
 
 		{"no duration", `{"type":"contest","data":{"id":"c","name":"C"}}`, `line 1: contest: "duration": required`},
 		{"bad start_time", con + `"start_time":"tomorrow"}}`, `line 1: contest: "start_time": bad absolute time "tomorrow"`},
+		{"start_time without its offset", con + `"start_time":"2025-03-02T09:30:00"}}`, `bad absolute time "2025-03-02T09:30:00": it has no offset (Z for UTC, or ±hh:mm)`},
 		{"bad freeze", con + `"scoreboard_freeze_duration":"1h"}}`, `line 1: contest: "scoreboard_freeze_duration": bad relative time "1h"`},
 		{"penalty not whole", con + `"penalty_time":1.5}}`, `line 1: contest: "penalty_time": want whole minutes, got 1.5`},
 		{"penalty huge", con + `"penalty_time":99999999999999999}}`, `line 1: contest: "penalty_time": want whole minutes`},

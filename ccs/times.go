@@ -61,9 +61,17 @@ func FormatTime(t time.Time) string { return t.Format(absLayout) }
 func ParseTime(s string) (time.Time, error) {
 	t, ok := parseAbs(s)
 	if !ok {
-		return time.Time{}, rankd.Errorf(rankd.EINVALID, "bad absolute time %q", s)
+		return time.Time{}, rankd.Errorf(rankd.EINVALID, "bad absolute time %q: %s", s, absWant(s))
 	}
 	return t, nil
+}
+
+// absWant says what a bad absolute time s lacks: its offset, most often.
+func absWant[T text](s T) string {
+	if _, ok := parseAbs(string(s) + "Z"); ok {
+		return "it has no offset (Z for UTC, or ±hh:mm)"
+	}
+	return "want yyyy-mm-ddThh:mm:ss(.uuu) and an offset (Z or ±hh:mm)"
 }
 
 // text is what the time parsers read: the feed reader hands them the parser's bytes, so that it need not

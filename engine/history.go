@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"time"
 
 	"rankd"
@@ -30,7 +31,11 @@ func ParseAt(s string) (At, error) {
 	if d, err := time.ParseDuration(s); err == nil {
 		return At{Rel: d}, nil
 	}
-	return At{}, rankd.Errorf(rankd.EINVALID, "%q is not a moment: want a contest time such as 4:00:00 or 240m, or an RFC 3339 time", s)
+	hint := ""
+	if strings.Contains(s, " ") {
+		hint = " (a + in a URL's query is written %2B: a bare + reads as a space)"
+	}
+	return At{}, rankd.Errorf(rankd.EINVALID, "%q is not a moment: want a contest time such as 4:00:00 or 240m, or an RFC 3339 time%s", s, hint)
 }
 
 // ContestTime resolves the moment to a contest time, the contest having started at start.

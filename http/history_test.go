@@ -144,6 +144,7 @@ func TestScoreboardAtErrors(t *testing.T) {
 		wantMessage       string
 	}{
 		{"not a time", "/api/v1/contests/c1/scoreboard?at=noon", "", http.StatusBadRequest, `at: "noon" is not a moment`},
+		{"a bare + in the query", "/api/v1/contests/c1/scoreboard?at=2026-03-01T14:00:00+01:00", "", http.StatusBadRequest, `written %2B`},
 		{"the future", "/api/v1/contests/c1/scoreboard?at=4:40:00", "", http.StatusBadRequest, "at 4:40:00.000 is in the future: the contest time is now 4:30:00.000"},
 		{"after the end, still the future", "/api/v1/contests/c1/scoreboard?at=" + url.QueryEscape(contestStart.Add(6*time.Hour).Format(time.RFC3339)), "",
 			http.StatusBadRequest, "in the future"},
