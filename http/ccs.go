@@ -129,7 +129,13 @@ func stateNow(c *rankd.Contest, st rankd.State, now time.Time) rankd.State {
 	if st.Started == nil {
 		st.Started = at(0)
 	}
-	if ft := rankd.FreezeOf(c, st); st.Frozen == nil && ft < c.Duration && now.Sub(start) >= ft {
+	switch ft := rankd.FreezeOf(c, st); {
+	case st.Frozen != nil:
+	case c.HideUntilEnd && (c.Rules == rankd.OI || c.Rules == rankd.IOI):
+		if publicHides(c, st, now) {
+			st.Frozen = at(0) // its public board hides every verdict from the start until the end is recorded
+		}
+	case ft < c.Duration && now.Sub(start) >= ft:
 		st.Frozen = at(ft)
 	}
 	if st.Ended == nil && now.Sub(start) >= c.Duration {

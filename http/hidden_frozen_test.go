@@ -30,6 +30,11 @@ func TestHiddenUntilEndIsFrozen(t *testing.T) {
 		}
 	}
 	check("running", map[string]bool{"": true, "?view=team": true, "?view=jury": false, "?at=1:00:00": true})
+	var st struct{ Frozen *time.Time }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &st)
+	if st.Frozen == nil || !st.Frozen.Equal(contestStart) {
+		t.Errorf("the state while running: got frozen %v, want the start %v (the public board hides every verdict)", st.Frozen, contestStart)
+	}
 	next, _ := e.MustStream(t, "", nil)
 	if ev := nextFrame(next); ev.name != "retry" {
 		t.Fatalf("got %+v, want the retry hint", ev)
