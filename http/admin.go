@@ -158,7 +158,7 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 	}
 	var reopened *rankd.State
 	if len(cb.Contest) > 0 {
-		if reopened, err = s.redefine(id, cb.lines()[0]); err != nil {
+		if reopened, err = s.redefine(r.Context(), id, cb.lines()[0]); err != nil {
 			return err
 		}
 	}
@@ -183,8 +183,8 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 //     the new start is still to come: the CCS wants them equal, and absolute times are read from it.
 //   - A definition that ends the contest after now, when its state says it ended (the end recorded at a
 //     first reveal or thaw attempt, then a power cut made up for), reopens it: the recorded end goes. Once
-//     results are out (thawed, finalized, a reveal step made), that is refused.
-func (s *Server) redefine(contestID string, line []byte) (*rankd.State, error) {
+//     results are out (thawed, finalized by the state or by rankd, a reveal step made), that is refused.
+func (s *Server) redefine(ctx context.Context, contestID string, line []byte) (*rankd.State, error) {
 	ev, err := ccs.NewReader(bytes.NewReader(line)).Next()
 	if err != nil || ev.Contest == nil {
 		return nil, nil // the ingest says what is wrong with it
@@ -212,7 +212,8 @@ func (s *Server) redefine(contestID string, line []byte) (*rankd.State, error) {
 		st.Started, changed = start, true
 	}
 	if st.Ended != nil && now.Before(nc.Start.Add(nc.Duration)) {
-		if st.Thawed != nil || st.Finalized != nil || steps > 0 {
+		_, ferr := s.Store.ActiveFinal(ctx, contestID) // rankd's own finalization records no state
+		if st.Thawed != nil || st.Finalized != nil || steps > 0 || ferr == nil {
 			return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q ended and its results are out (thawed, finalized or "+
 				"being revealed): it cannot end after now", contestID)
 		}

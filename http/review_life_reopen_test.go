@@ -1,6 +1,9 @@
 package http_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -47,5 +50,43 @@ func TestLifeExtendedAfterItsEndWasRecorded(t *testing.T) {
 	r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c})
 	if r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "results are out") {
 		t.Errorf("extended again after a reveal step: got %d %s, want 409", r.Status, r.Body)
+	}
+}
+
+// Final standings rankd built are results out too: a contest made to end after now would reopen under them
+// (the phase went back to frozen while /final served the old version).
+func TestFinalizedContestCannotReopen(t *testing.T) {
+	fc := mustFinalContest(t, 10)
+	fc.mustFinalize(t, 1)
+	fs := fc.mustServer(t, nil)
+	var c map[string]any
+	resp, err := http.Get(fs.URL + "/api/contests/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&c)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two hours longer, frozen from where it was: it would end an hour after the server's now.
+	c["duration"], c["scoreboard_freeze_duration"] = "7:00:00", "3:00:00"
+	body, err := json.Marshal(map[string]any{"contest": c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest("PATCH", fs.URL+"/api/v1/contests/c", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(msg), "results are out") {
+		t.Errorf("reopening a finalized contest: got %d %s, want 409", resp.StatusCode, msg)
 	}
 }
