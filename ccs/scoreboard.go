@@ -64,12 +64,12 @@ type AwardObject struct {
 
 // Scoreboard returns the 2023-06 scoreboard of a page of standings: a row for every ranked row (Rank ≥ 1),
 // with one problem result per problem in the order given. The contest's rules choose pass-fail (ICPC) or
-// score (OI, IOI, CTF) members. now is the time of the scoreboard; contest_time is now - Start, kept within
-// the contest.
+// score (OI, IOI, CTF) members. now is the time of the scoreboard; contest_time is now - the contest's start
+// (rankd.StartOf), kept within the contest.
 func Scoreboard(c *rankd.Contest, problems []rankd.Problem, st rankd.Standings, state rankd.State, now time.Time) ScoreboardJSON {
 	var elapsed time.Duration
-	if !c.Start.IsZero() {
-		elapsed = max(now.Sub(c.Start), 0)
+	if start := rankd.StartOf(c, state); !start.IsZero() {
+		elapsed = max(now.Sub(start), 0)
 		if c.Duration > 0 {
 			elapsed = min(elapsed, c.Duration)
 		}

@@ -764,17 +764,25 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 	return e.Limits(c, problems)
 }
 
-// CheckFreeze refuses a new definition nc of board b's contest that would move the freeze of its public
-// board once frozen (at now) later: the verdicts between the two would go public. That is a later freeze
-// time, and a start moved later: the times judges send from then on are read from the new start, so that
-// what is made after the freeze would count before it. Once a reveal step is made, the freeze
-// may not move at all (earlier, it would hide again what the public saw revealed). Whoever sends it is
-// refused: an admin's change, or a judge sending its contest again (a source extending a frozen contest
-// without lengthening its freeze, or undoing a freeze made by hand). The server asks it of the contests it is
-// sent, not of its own thaw's (which lifts the freeze by hand), nor of the log's: a log replays as it was
-// stored.
-func CheckFreeze(b *board.Board, nc *rankd.Contest, now time.Time) error {
+// CheckFreeze refuses a change of board b's contest that would move the freeze of its public board later
+// once frozen (at now): the verdicts between the two would go public. The change is a new definition nc or a
+// new state ns (nil: unchanged). A later freeze time is refused, and while the contest runs (by the clock, its
+// end not recorded), so is a start moved later or taken back, in the definition or in the state's started
+// (the start that counts, rankd.StartOf): the times judges send from then on are read from the new start, so
+// that what is made after the freeze would count before it. (A start moved after the end, as a feed of a
+// past contest replays its delays and paused countdowns, moves nothing the public sees.) Once a reveal step is made, the freeze may not move at
+// all (earlier, it would hide again what the public saw revealed). Whoever sends it is refused: an admin's
+// change, or a judge sending its contest again (a source extending a frozen contest without lengthening its
+// freeze, or undoing a freeze made by hand). The server asks it of the contests and states it is sent, not of
+// its own thaw's (which lifts the freeze by hand), nor of the log's: a log replays as it was stored.
+func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Time) error {
 	c, st := b.Contest(), b.State()
+	if nc == nil {
+		nc = &c
+	}
+	if ns == nil {
+		ns = &st
+	}
 	from, to := c.FreezeTime(), nc.FreezeTime()
 	steps, hiding, _ := b.Reveal()
 	if steps > 0 && to != from {
@@ -796,9 +804,16 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, now time.Time) error {
 			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", c.ID, ccs.FormatRelTime(from),
 			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
 	}
-	// A start taken back (a CCS's paused countdown, sent again) reads no time; one set again is compared with
-	// the start the board had, none being the earliest.
-	if moved := !nc.Start.Equal(c.Start); moved && !nc.Start.IsZero() && nc.Start.Add(to).After(start.Add(from)) {
+	if running := st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration)); !running {
+		return nil
+	}
+	// The start the change leaves: a definition's own when it moves it (PATCH records it as started too), else
+	// the state's. None (taken back) would leave no clock to tell the freeze by.
+	next := rankd.StartOf(&c, *ns)
+	if !nc.Start.Equal(c.Start) {
+		next = nc.Start
+	}
+	if next.IsZero() || next.Add(to).After(start.Add(from)) {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen (since %s from its start), and this "+
 			"change of its start would move the freeze later, counting what is made after it before it: once "+
 			"frozen, the start can only move earlier (POST .../thaw lifts the freeze)", c.ID, ccs.FormatRelTime(from))

@@ -196,7 +196,7 @@ func (s *Server) redefine(ctx context.Context, contestID string, line []byte) (*
 	if err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		st = b.State()
 		steps, _, _ = b.Reveal()
-		return engine.CheckFreeze(b, nc, now)
+		return engine.CheckFreeze(b, nc, nil, now)
 	}); err != nil {
 		return nil, err
 	}
@@ -212,8 +212,9 @@ func (s *Server) redefine(ctx context.Context, contestID string, line []byte) (*
 		st.Started, changed = start, true
 	}
 	if st.Ended != nil && now.Before(nc.Start.Add(nc.Duration)) {
-		_, ferr := s.Store.ActiveFinal(ctx, contestID) // rankd's own finalization records no state
-		if st.Thawed != nil || st.Finalized != nil || steps > 0 || ferr == nil {
+		// rankd's own finalization records no state; a store that cannot tell refuses too.
+		_, ferr := s.Store.ActiveFinal(ctx, contestID)
+		if st.Thawed != nil || st.Finalized != nil || steps > 0 || rankd.ErrorCode(ferr) != rankd.ENOTFOUND {
 			return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q ended and its results are out (thawed, finalized or "+
 				"being revealed): it cannot end after now", contestID)
 		}

@@ -380,9 +380,9 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		case err != nil:
 			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", rankd.ErrorMessage(err))})
 		default:
-			if ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil {
+			if nc, ns, ok := freezeChange(&ev); ok {
 				err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
-					return engine.CheckFreeze(b, ev.Contest, s.Now())
+					return engine.CheckFreeze(b, nc, ns, s.Now())
 				})
 				if rankd.ErrorCode(err) == rankd.ENOTFOUND {
 					err = nil // a new contest
@@ -481,4 +481,18 @@ func (s *Server) maxBody() int64 {
 		return s.MaxBody
 	}
 	return DefaultMaxBody
+}
+
+// freezeChange returns what an event sent changes of a contest's freeze (see engine.CheckFreeze): its
+// definition or its state (a state deleted is an empty one); false for another event.
+func freezeChange(ev *rankd.Event) (*rankd.Contest, *rankd.State, bool) {
+	switch {
+	case ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil:
+		return ev.Contest, nil, true
+	case ev.Type == rankd.EventState && ev.Delete:
+		return nil, &rankd.State{}, true
+	case ev.Type == rankd.EventState && ev.State != nil:
+		return nil, ev.State, true
+	}
+	return nil, nil, false
 }

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -16,6 +17,7 @@ func TestLateStartIsTheStart(t *testing.T) {
 	e := MustOpen(t)
 	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
 	started := contestStart.Add(10 * time.Minute)
+	e.now = started // the judge's feed says when it started, as it starts
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		fmt.Sprintf(`{"type":"state","data":{"started":%q}}`+"\n", started.Format(time.RFC3339)), nil)
 	e.now = contestStart.Add(4*time.Hour + 5*time.Minute) // 3:55 since the actual start: not frozen yet
@@ -54,10 +56,10 @@ func TestLateStartIsTheStart(t *testing.T) {
 	}
 }
 
-// Once frozen, the start cannot move later: judges' absolute times would be read from the new start, and what
-// is made after the freeze would count before it; moving the start, then dropping the freeze, then moving the
-// start back published frozen verdicts. Moving it earlier is fine, and so is taking it back (a CCS's paused
-// countdown, as wf47's feed sends), after which the freeze still cannot be dropped, nor the start set later.
+// Once frozen, while the contest runs, the start cannot move later nor be taken back: judges' absolute times
+// would be read from the new start, and what is made after the freeze would count before it; moving the
+// start, then dropping the freeze, then moving the start back published frozen verdicts. Moving it earlier is
+// fine.
 func TestFrozenStartCannotMoveLater(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t) // frozen: 4:30 into the contest
@@ -66,9 +68,8 @@ func TestFrozenStartCannotMoveLater(t *testing.T) {
 		want  int
 	}{
 		{contestStart.Add(15 * time.Minute).Format(time.RFC3339), http.StatusConflict},
+		{nil, http.StatusConflict},
 		{contestStart.Add(-5 * time.Minute).Format(time.RFC3339), http.StatusOK},
-		{nil, http.StatusOK},
-		{contestStart.Add(15 * time.Minute).Format(time.RFC3339), http.StatusConflict},
 	} {
 		c := testContest()["contest"].(map[string]any)
 		c["start_time"] = tc.start
@@ -90,15 +91,74 @@ func jsonOrNull(v any) string {
 	return fmt.Sprintf("%q", v)
 }
 
-// With its start taken back, a frozen contest still hides what it hid: its freeze cannot be dropped.
+// After its end, a frozen contest whose start is taken back (a feed of a past contest replaying a paused
+// countdown, as wf47's does) still hides what it hid: its freeze cannot be dropped.
 func TestFrozenWithoutStart(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
+	e.now = contestStart.Add(30 * 24 * time.Hour)
 	c := testContest()["contest"].(map[string]any)
 	c["start_time"] = nil
 	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c}, nil)
 	c["scoreboard_freeze_duration"] = "0:00:00"
 	if r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c}); r.Status != http.StatusConflict {
 		t.Errorf("dropping the freeze after the start was taken back: got %d %s, want 409", r.Status, r.Body)
+	}
+}
+
+// The state's started is the start that counts: a judge's state moving it later while the contest runs
+// frozen is refused as a definition's would be (it was taken, and a verdict made after the freeze counted
+// before it, publicly); moving it earlier is fine.
+func TestFrozenStateStartCannotMoveLater(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t) // frozen: 4:30 into the contest
+	for _, tc := range []struct {
+		started time.Time
+		want    int
+	}{
+		{contestStart.Add(time.Hour), http.StatusConflict},
+		{contestStart.Add(-time.Minute), http.StatusOK},
+	} {
+		line := fmt.Sprintf(`{"type":"state","data":{"started":%q}}`, tc.started.Format(time.RFC3339))
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line+"\n"); r.Status != tc.want {
+			t.Errorf("state started %v: got %d %s, want %d", tc.started, r.Status, r.Body, tc.want)
+		}
+	}
+}
+
+// A feed of a past contest replays the delays of its start (euc2025's moves it and back before the contest):
+// long after the end they move nothing the public sees, and are taken whatever the batches (a line was
+// rejected when a batch ended between the two).
+func TestPastContestStartMoves(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
+	e.now = contestStart.Add(30 * 24 * time.Hour)
+	for _, start := range []time.Time{contestStart.Add(15 * time.Minute), contestStart} {
+		c := testContest()["contest"].(map[string]any)
+		c["start_time"] = start.Format(time.RFC3339)
+		line, err := json.Marshal(map[string]any{"type": "contest", "data": c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, string(line)+"\n"); r.Status != http.StatusOK {
+			t.Errorf("start %v a month after the contest: got %d %s, want 200", start, r.Status, r.Body)
+		}
+	}
+}
+
+// The CCS scoreboard's contest_time runs from the recorded start too.
+func TestCCSContestTimeFromTheRecordedStart(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
+	e.now = contestStart.Add(time.Hour)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		fmt.Sprintf(`{"type":"state","data":{"started":%q}}`+"\n", contestStart.Add(10*time.Minute).Format(time.RFC3339)), nil)
+	e.now = contestStart.Add(4*time.Hour + 30*time.Minute)
+	var sb struct {
+		ContestTime string `json:"contest_time"`
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/scoreboard", "", nil, &sb)
+	if sb.ContestTime != "4:20:00.000" {
+		t.Errorf("got contest_time %s, want 4:20:00.000 (4:30 after start_time, 4:20 after the recorded start)", sb.ContestTime)
 	}
 }
