@@ -312,9 +312,9 @@ func (s *Server) getFinal(w http.ResponseWriter, r *http.Request) error {
 // version, the public's by what they hold.
 func finalETag(view rankd.View, final finalEntry, seq uint64) string {
 	if view.Kind == rankd.ViewJury {
-		return fmt.Sprintf(`"final.%s.%d.%d"`, view, final.f.Version, seq)
+		return fmt.Sprintf(`"final.%s.%d.%d"`, etagView(view), final.f.Version, seq)
 	}
-	return fmt.Sprintf(`"final.%s.%s.%d"`, view, final.public, seq)
+	return fmt.Sprintf(`"final.%s.%s.%d"`, etagView(view), final.public, seq)
 }
 
 type renderedFinal struct {

@@ -227,7 +227,7 @@ func (s *Server) pastPage(r *http.Request, cid string, v rankd.View, m *moment, 
 		return cachedPage{}, "", rankd.Errorf(rankd.EUNAVAILABLE, "the board of %s could not be built; retry", ccs.FormatRelTime(at))
 	}
 	frozen := frozenAt(b, v, m.start.Add(at))
-	etag := fmt.Sprintf(`"%s@%d+%d.%d.%t"`, v, m.start.UnixMilli(), at.Milliseconds(), b.Seq(v), frozen)
+	etag := fmt.Sprintf(`"%s@%d+%d.%d.%t"`, etagView(v), m.start.UnixMilli(), at.Milliseconds(), b.Seq(v), frozen)
 	if match(r, etag) {
 		return cachedPage{}, etag, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -282,18 +283,22 @@ func publicFrozen(c *rankd.Contest, st rankd.State, now time.Time) bool {
 func pageETag(v rankd.View, seq uint64, frozen bool) string {
 	b := make([]byte, 0, 32)
 	b = append(b, '"')
-	if v.Kind == rankd.ViewTeam {
-		b = append(b, "team:"...)
-		b = append(b, v.TeamID...)
-	} else {
-		b = append(b, v.Kind.String()...)
-	}
+	b = append(b, etagView(v)...)
 	b = append(b, '.')
 	b = strconv.AppendUint(b, seq, 10)
 	b = append(b, '.')
 	b = strconv.AppendBool(b, frozen)
 	b = append(b, '"')
 	return string(b)
+}
+
+// etagView names view v in an ETag: a team's id escaped, so that one stored before new ids had to be CCS
+// identifiers (with a comma, a quote, a space) still makes an ETag that If-None-Match matches.
+func etagView(v rankd.View) string {
+	if v.Kind == rankd.ViewTeam {
+		return "team:" + url.QueryEscape(v.TeamID)
+	}
+	return v.Kind.String()
 }
 
 // intParam reads an integer query parameter, def when absent.
