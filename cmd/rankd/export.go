@@ -73,7 +73,7 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		// The Contest API scoreboard is package ccs's, as for "rankd standings --format ccs": one object.
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(ccs.Scoreboard(&eb.Contest, eb.Problems, st, b.State(), boardTime(b, atTime{}))); err != nil {
+		if err := enc.Encode(ccs.Scoreboard(&eb.Contest, eb.Problems, st, b.State(), boardTime(b, atTime{}, m.now()))); err != nil {
 			return fmt.Errorf("write json: %w", err)
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"rankd"
 )
@@ -87,10 +88,18 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 type Main struct {
 	Stdout io.Writer
 	Stderr io.Writer
+	Now    func() time.Time // the clock, read only for a contest with no start yet; nil: time.Now
 }
 
 // NewMain returns a Main writing to the process's streams.
-func NewMain() *Main { return &Main{Stdout: os.Stdout, Stderr: os.Stderr} }
+func NewMain() *Main { return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now} }
+
+func (m *Main) now() time.Time {
+	if m.Now == nil {
+		return time.Now()
+	}
+	return m.Now()
+}
 
 const usage = `rankd: a real-time scoreboard for ICPC, OI/IOI and CTF contests.
 

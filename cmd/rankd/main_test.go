@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/board"
@@ -156,6 +157,44 @@ func TestStandingsCCSValidates(t *testing.T) {
 					t.Fatalf("got %d rows, first %+v; want a ranked board", len(sb.Rows), sb.Rows)
 				}
 			})
+		}
+	}
+}
+
+// A contest whose start is not known yet (its countdown paused) has no moment of its own: its scoreboard is
+// the board as read, at the time of reading, as the server's is (it said year 1).
+func TestCCSScoreboardWithoutStart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "feed.ndjson")
+	lines := `{"type":"contest","id":"c","data":{"id":"c","name":"Paused","start_time":null,"duration":"5:00:00","scoreboard_freeze_duration":"1:00:00","penalty_time":20}}
+{"type":"problems","id":"A","data":{"id":"A","label":"A","name":"A","ordinal":1}}
+{"type":"teams","id":"t1","data":{"id":"t1","name":"One"}}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	v := ccstest.SchemaValidator(t, "scoreboard.json")
+	for _, args := range [][]string{
+		{"standings", "--feed", path, "--format", "ccs"},
+		{"standings", "--feed", path, "--format", "ccs", "--at", "1:00:00"},
+		{"export", "--format", "json", path},
+	} {
+		var o, e bytes.Buffer
+		m := &main.Main{Stdout: &o, Stderr: &e, Now: func() time.Time { return now }}
+		if err := m.Run(context.Background(), args); err != nil {
+			t.Fatalf("rankd %s: %v\n%s", strings.Join(args, " "), err, e.String())
+		}
+		v.Validate(t, o.Bytes())
+		var sb struct {
+			Time        string `json:"time"`
+			ContestTime string `json:"contest_time"`
+		}
+		if err := json.Unmarshal(o.Bytes(), &sb); err != nil {
+			t.Fatal(err)
+		}
+		if want := "2026-12-01T12:00:00.000Z"; sb.Time != want || sb.ContestTime != "0:00:00.000" {
+			t.Errorf("rankd %s: got time %s, contest_time %s; want %s, 0:00:00.000", strings.Join(args, " "), sb.Time, sb.ContestTime, want)
 		}
 	}
 }

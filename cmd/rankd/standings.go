@@ -107,7 +107,7 @@ func (m *Main) standings(ctx context.Context, args []string) error {
 	switch *format {
 	case "ccs":
 		c := b.Contest()
-		sb := ccs.Scoreboard(&c, b.Problems(), st, b.State(), boardTime(b, at))
+		sb := ccs.Scoreboard(&c, b.Problems(), st, b.State(), boardTime(b, at, m.now()))
 		enc := json.NewEncoder(m.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sb)
@@ -149,9 +149,12 @@ func parseAt(s string) (atTime, error) {
 func (a atTime) contestTime(b *board.Board) time.Duration { return a.ContestTime(b.Start()) }
 
 // boardTime is the moment the standings describe, for the CCS "time" field: the asked moment, or the end.
-func boardTime(b *board.Board, at atTime) time.Time {
+// A contest with no start yet has no moment of its own: its board is as read, now.
+func boardTime(b *board.Board, at atTime, now time.Time) time.Time {
 	c := b.Contest()
 	switch {
+	case b.Start().IsZero():
+		return now
 	case at.set:
 		return b.Start().Add(at.contestTime(b))
 	case b.State().Ended != nil:
