@@ -33,7 +33,8 @@ type AppendResult struct {
 	Pos int64
 	// Duplicate reports that the entry was already in the log: its token was, with the same object (Event.Type
 	// and Event.ID), or the latest version of its object has the same Hash, or, for an object that only moves
-	// forward (see EventType.MovesForward), any earlier version has. Nothing was stored.
+	// forward (see EventType.MovesForward) sent without a token, any earlier version has: under a new token it
+	// is a feed's next line. Nothing was stored.
 	Duplicate bool
 	// Err is why the entry was refused (the accept function's error, or TokenTaken); nothing was stored.
 	Err error

@@ -37,9 +37,8 @@ import (
 // end_of_updates, which must come last); at a reveal step, before its line, those of the cell it reveals, in
 // the same order; a team shown again comes back with its submissions and their visible judgements. When
 // something sent becomes hidden (a team hidden or banned, a freeze moved earlier), the public feed deletes it:
-// a team's submissions first ("data": null; a deleted submission takes its judgements with it, since
-// judgements are never deleted in a CCS feed rankd reads), then the team; a submission whose sent judgement
-// became hidden is deleted and sent again, pending.
+// a team's submissions first ("data": null; each after its judgements sent), then the team; a submission
+// whose sent judgement became hidden is deleted, with its judgements, and sent again, pending.
 //
 // The lines sent are the log's own lines, byte for byte, except the deletions the filter makes. The output
 // depends on the log alone, so a reader that replays the same log gets the same lines: a place in the public
@@ -586,15 +585,24 @@ func (f *FeedFilter) syncSub(s *fsub, emit func([]byte) error) error {
 	return nil
 }
 
-// withdraw deletes a sent submission from the public feed, and with it its judgements.
+// withdraw deletes a sent submission from the public feed, its sent judgements first: a reader that keeps
+// each object's versions (another rankd) then takes them as new when they are sent again, instead of as
+// repeats of the versions it has.
 func (f *FeedFilter) withdraw(s *fsub, emit func([]byte) error) error {
+	slices.SortFunc(s.juds, byPos)
+	for _, j := range s.juds {
+		if j.sent == 0 {
+			continue
+		}
+		if err := f.emitDelete(rankd.EventJudgement, j.id, emit); err != nil {
+			return err
+		}
+		j.sent = 0
+	}
 	if err := f.emitDelete(rankd.EventSubmission, s.id, emit); err != nil {
 		return err
 	}
 	s.sent = 0
-	for _, j := range s.juds {
-		j.sent = 0
-	}
 	return nil
 }
 

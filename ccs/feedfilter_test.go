@@ -125,18 +125,18 @@ func TestFeedFilterRules(t *testing.T) {
 		{"a freeze moved earlier withdraws what it now hides",
 			append([]string{unfrozen}, problem, groupG, team1, sub2Frozen, jud2, contest),
 			[]string{"contest", "problems A", "groups g", "teams t1", "submissions s2", "judgements j2", "contest",
-				"-submissions s2", "submissions s2"}},
+				"-judgements j2", "-submissions s2", "submissions s2"}},
 		{"a hidden team never appears", append(base[:4:4], team2Hid, subHidden, judHidden, thawed),
 			[]string{"contest", "problems A", "groups g", "teams t1", "state thawed"}},
-		{"a team hidden later is deleted after its submissions, and comes back with them",
+		{"a team hidden later is deleted after its submissions, each after its judgements, and comes back with them",
 			append(base[:4:4], sub1Early, jud1, sub2Frozen, team1Hid, team1),
 			[]string{"contest", "problems A", "groups g", "teams t1", "submissions s1", "judgements j1", "submissions s2",
-				"-submissions s1", "-submissions s2", "-teams t1",
+				"-judgements j1", "-submissions s1", "-submissions s2", "-teams t1",
 				"teams t1", "submissions s1", "judgements j1", "submissions s2"}},
 		{"a ban is never sent; the team goes and comes back",
 			append(base[:4:4], sub1Early, jud1, ban1, unban1),
 			[]string{"contest", "problems A", "groups g", "teams t1", "submissions s1", "judgements j1",
-				"-submissions s1", "-teams t1", "teams t1", "submissions s1", "judgements j1"}},
+				"-judgements j1", "-submissions s1", "-teams t1", "teams t1", "submissions s1", "judgements j1"}},
 		{"a hidden group takes its teams; shown again it brings them back",
 			append(base[:4:4], sub1Early, groupGHid, groupG),
 			[]string{"contest", "problems A", "groups g", "teams t1", "submissions s1",
@@ -319,7 +319,7 @@ func TestFeedFilterGivesThePublicBoard(t *testing.T) {
 						if err != nil {
 							return err
 						}
-						if pev.Type == rankd.EventJudgement && pev.Judgement.TypeID != "" {
+						if pev.Type == rankd.EventJudgement && !pev.Delete && pev.Judgement.TypeID != "" {
 							pub, _, _ := truth.Verdict(rankd.PublicView, pev.Judgement.SubmissionID)
 							jury, _, _ := truth.Verdict(rankd.JuryView, pev.Judgement.SubmissionID)
 							if pub != jury {

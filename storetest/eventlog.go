@@ -163,6 +163,31 @@ func testAppend(t *testing.T, s Store) {
 			},
 		},
 		{
+			// A CCS feed gives each line its own token: an earlier version under a new token is the feed's own
+			// next line (rankd's public feed deletes a hidden team's submissions and sends them again as they
+			// were when it is shown), not a retry, which would carry the token it had.
+			name: "an earlier version under a new token is a new line of the feed",
+			calls: []call{
+				{entries: []rankd.LogEntry{WithToken(Submission("s1", "t1", "A", 60e9), "f1"),
+					WithToken(Delete(rankd.EventSubmission, "s1"), "f2"), WithToken(Submission("s1", "t1", "A", 60e9), "f3")},
+					want: []rankd.AppendResult{stored(1), stored(2), stored(3)}},
+				{entries: []rankd.LogEntry{WithToken(judgement("j1", "A"), "f4"), WithToken(judgement("j1", "B"), "f5"),
+					WithToken(judgement("j1", "A"), "f6")},
+					want: []rankd.AppendResult{stored(4), stored(5), stored(6)}},
+				// The feed read again: its tokens are repeats; without a token an earlier version still is.
+				{entries: []rankd.LogEntry{WithToken(Submission("s1", "t1", "A", 60e9), "f1"),
+					WithToken(Delete(rankd.EventSubmission, "s1"), "f2"), WithToken(judgement("j1", "B"), "f5"),
+					judgement("j1", "C"), judgement("j1", "A"), judgement("j1", "B")},
+					want: []rankd.AppendResult{dup(1), dup(2), dup(5), stored(7), dup(4), dup(5)}},
+			},
+			wantLog: []string{
+				string(Submission("s1", "t1", "A", 60e9).Data),
+				string(Delete(rankd.EventSubmission, "s1").Data),
+				string(Submission("s1", "t1", "A", 60e9).Data),
+				"A", "B", "A", "C",
+			},
+		},
+		{
 			name: "hashes are opaque",
 			calls: []call{
 				{entries: []rankd.LogEntry{hashed(judgement("j1", "a"), "ABCD"), hashed(judgement("j2", "b"), "abcd"),

@@ -67,9 +67,10 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 			results = append(results, rankd.AppendResult{Pos: v.Pos, Duplicate: true})
 			continue
 		}
-		// Submissions and judgements only move forward: any earlier version is a repeat too.
+		// Submissions and judgements only move forward: any earlier version is a repeat too, unless a new
+		// token says it is a feed's next line.
 		forward := e.Event.Type.MovesForward()
-		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && pos > 0 {
+		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && e.Token == "" && pos > 0 {
 			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
 			continue
 		}
@@ -81,8 +82,8 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 		e.Pos = int64(len(m.log[contestID]) + 1)
 		m.log[contestID] = append(m.log[contestID], e)
 		latest[key] = e
-		if forward && e.Hash != "" {
-			versions[modelVersion{key, e.Hash}] = e.Pos
+		if v := (modelVersion{key, e.Hash}); forward && e.Hash != "" && versions[v] == 0 {
+			versions[v] = e.Pos // a repeat is answered with the first
 		}
 		if e.Token != "" {
 			tokens[e.Token] = e.Pos

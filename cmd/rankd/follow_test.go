@@ -139,6 +139,53 @@ func TestFollow(t *testing.T) {
 	}
 }
 
+// rankd's public feed deletes the submissions of a team that is hidden and sends them again as they were when
+// it is shown: a rankd following that feed takes them again (each line has its own token), and ends with the
+// source's public board. It kept them deleted, as a judge's retry, and lost the team's solves.
+func TestFollowRankdPublicFeedThroughHideAndShow(t *testing.T) {
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSpace(data), []byte{'\n'})
+	thaw := slices.IndexFunc(lines, func(l []byte) bool { return bytes.Contains(l, []byte(`"thawed":"`)) })
+	dir := t.TempDir()
+	head, tail := filepath.Join(dir, "head.ndjson"), filepath.Join(dir, "tail.ndjson")
+	for path, part := range map[string][][]byte{head: lines[:thaw], tail: lines[thaw:]} {
+		if err := os.WriteFile(path, bytes.Join(part, nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := StartRankd(t, t.TempDir())
+	MustRun(t, "import", "--server", src.URL, "--token", testAdminToken, "--feed", head)
+	var sb struct {
+		Rows []struct {
+			TeamID string `json:"team_id"`
+		}
+	}
+	MustGetJSON(t, src.URL+"/api/contests/euc2025/scoreboard", "", &sb)
+	team := src.URL + "/api/v1/contests/euc2025/teams/" + sb.Rows[0].TeamID + "/hide"
+	MustDo(t, "POST", team, "", http.StatusOK)
+	MustDo(t, "DELETE", team, "", http.StatusOK)
+	MustRun(t, "import", "--server", src.URL, "--token", testAdminToken, "--feed", tail)
+
+	dst := StartRankd(t, t.TempDir())
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m := &main.Main{Stdout: &stdout, Stderr: &stderr}
+	if err := m.Run(ctx, []string{"follow", "--from", src.URL + "/api/contests/euc2025/event-feed",
+		"--server", dst.URL, "--token", testAdminToken, "--delay", "50ms"}); err != nil {
+		t.Fatalf("follow: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), " 0 rejected") {
+		t.Errorf("follow rejected lines of rankd's feed:\n%s%s", stdout.String(), stderr.String())
+	}
+	if got, want := MustServedRows(t, dst.URL, "euc2025", "public"), MustServedRows(t, src.URL, "euc2025", "public"); got != want {
+		t.Errorf("the follower's board differs from its source's public one:\ngot  %.600s\nwant %.600s", got, want)
+	}
+}
+
 // A feed whose server refuses the credentials stops rankd follow with a message that says what to give.
 func TestFollowRefused(t *testing.T) {
 	ts := httptest.NewServer(&liveFeed{})
