@@ -48,6 +48,14 @@ func TestICPCCell(t *testing.T) {
 			rankd.Cell{Judged: 1}},
 		{"rejudge without verdict keeps the old verdict", cat(submit("1", "t1", "a", m(10), "AC"), []rankd.Event{judgeEv("j9", "1", "", m(60))}),
 			rankd.Cell{Solved: true, Judged: 1, Time: m(10), Penalty: 10}},
+		// A later version replaces the earlier one: the judgement no longer gives a verdict (as a feed reader
+		// of the same log sees it), so the submission is pending again, or the judgement before counts again.
+		{"judgement sent again without its verdict: pending again", cat(submit("1", "t1", "a", m(10), "AC"), []rankd.Event{judgeEv("j1", "1", "", m(10))}),
+			rankd.Cell{Pending: 1}},
+		{"rejudge sent again without its verdict: the judgement before counts again", cat(submit("1", "t1", "a", m(10), "AC"), []rankd.Event{judgeEv("j9", "1", "WA", m(60)), judgeEv("j9", "1", "", m(60))}),
+			rankd.Cell{Solved: true, Judged: 1, Time: m(10), Penalty: 10}},
+		{"verdict taken back, then given again", cat(submit("1", "t1", "a", m(10), "WA"), []rankd.Event{judgeEv("j1", "1", "", m(10)), judgeEv("j1", "1", "AC", m(11))}),
+			rankd.Cell{Solved: true, Judged: 1, Time: m(10), Penalty: 10}},
 		{"same start time ordered by id numerically", []rankd.Event{subEv("1", "t1", "a", m(10)), judgeEv("10", "1", "WA", m(11)), judgeEv("9", "1", "AC", m(11))},
 			rankd.Cell{Judged: 1}},
 		{"pending before accepted", cat([]rankd.Event{subEv("1", "t1", "a", m(10))}, submit("2", "t1", "a", m(20), "AC")),

@@ -199,6 +199,9 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: unknown submission %q", j.ID, j.SubmissionID)
 	}
 	if j.TypeID == "" {
+		// A later version replaces the earlier one: a judgement that gave a verdict gives none now, as a
+		// reader of the same log sees it. A new judgement without one (a rejudge running) changes nothing.
+		b.unjudge(j.ID)
 		b.stats.NoVerdict++
 		return nil
 	}
