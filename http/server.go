@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -84,6 +85,8 @@ type Server struct {
 	renders singleflight.Group
 	// writeTimeout is how long an answer may take to write (0: two minutes).
 	writeTimeout time.Duration
+	// bodyTimeout is how long a request's body may send nothing (0: a minute).
+	bodyTimeout time.Duration
 	// snapshotsRendered counts the live streams' snapshots rendered (each shared by its version's clients).
 	snapshotsRendered prometheus.Counter
 	finals            finalCache
@@ -274,7 +277,42 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.conns.shedding.Load() {
 		w.Header().Set("Connection", "close")
 	}
+	if r.ContentLength != 0 { // a body, of known length or chunked
+		r.Body = newIdleBody(w, r.Body, cmp.Or(s.bodyTimeout, time.Minute))
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// idleBody cuts a request's body that sends nothing for its timeout. Go's server reads, before answering, up
+// to 256 KB of a body its handler left unread, without a deadline: a header announcing a body that never
+// comes held the connection, and its file, for good, whoever sent it. The deadline moves with each read that
+// brings bytes, and goes at the body's end, where Go starts watching the connection for the client leaving
+// (a deadline then would cancel a request whose handler takes long, or a stream).
+type idleBody struct {
+	io.ReadCloser
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func newIdleBody(w http.ResponseWriter, body io.ReadCloser, timeout time.Duration) *idleBody {
+	b := &idleBody{ReadCloser: body, rc: http.NewResponseController(w), timeout: timeout}
+	_ = b.rc.SetReadDeadline(time.Now().Add(timeout))
+	return b
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var ne net.Error
+	switch {
+	case errors.Is(err, io.EOF):
+		_ = b.rc.SetReadDeadline(time.Time{})
+	case errors.As(err, &ne) && ne.Timeout():
+		// The deadline stays: Go's server reads what is left of the body before answering.
+		err = rankd.Errorf(rankd.EINVALID, "the request body stalled: it sent nothing for %s", b.timeout)
+	case err == nil && n > 0:
+		_ = b.rc.SetReadDeadline(time.Now().Add(b.timeout))
+	}
+	return n, err
 }
 
 // Listen starts serving on addr in the background and returns the address it listens on.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -227,5 +228,73 @@ func TestIdleConnectionsShed(t *testing.T) {
 			t.Fatal("connections closed: got Connection: close still, want connections kept alive again")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A request whose body stalls (a header announcing ten bytes, then nothing) is answered once it has sent nothing
+// for the body timeout, whether its handler reads the body or not: Go's server reads what a handler left
+// unread before answering, with no deadline, so such a request held its connection for good, and a few
+// thousand of them, sent without a token, took every file the process may open. A body that keeps coming, or a
+// handler that takes long after reading it, is not cut.
+func TestStalledBody(t *testing.T) {
+	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux(), bodyTimeout: 300 * time.Millisecond}
+	s.mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("page")) })
+	s.mux.HandleFunc("POST /body", func(w http.ResponseWriter, r *http.Request) {
+		body, _, err := requestBody(w, r, 1<<20)
+		if err == nil {
+			_, err = io.Copy(io.Discard, body)
+		}
+		if err != nil {
+			s.error(w, r, err)
+			return
+		}
+		time.Sleep(600 * time.Millisecond) // a commit that takes long, after the body
+		if r.Context().Err() != nil {
+			_, _ = w.Write([]byte("cancelled"))
+			return
+		}
+		_, _ = w.Write([]byte("stored"))
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.serve(ln)
+	defer s.srv.Close()
+	for _, req := range []string{"GET /page", "POST /body"} {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "%s HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n", req)
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Errorf("%s with a stalled body: got %v, want an answer within the body timeout", req, err)
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if req == "POST /body" && (resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "nothing for 300ms")) {
+			t.Errorf("%s with a stalled body: got %d %s, want 400 saying the body stalled", req, resp.StatusCode, b)
+		}
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for range 6 { // 600 ms of body, never 300 ms without a byte
+			time.Sleep(100 * time.Millisecond)
+			_, _ = pw.Write([]byte("event\n"))
+		}
+		pw.Close()
+	}()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/body", "application/x-ndjson", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(b) != "stored" {
+		t.Errorf("a body that keeps coming, then a handler that takes twice the body timeout: got %q, %v; want it answered", b, err)
 	}
 }
