@@ -767,14 +767,15 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 // CheckFreeze refuses a change of board b's contest that would move the freeze of its public board later
 // once frozen (at now): the verdicts between the two would go public. The change is a new definition nc or a
 // new state ns (nil: unchanged). A later freeze time is refused, and while the contest runs (by the clock, its
-// end not recorded), so is a start moved later or taken back, in the definition or in the state's started
-// (the start that counts, rankd.StartOf): the times judges send from then on are read from the new start, so
-// that what is made after the freeze would count before it. (A start moved after the end, as a feed of a
-// past contest replays its delays and paused countdowns, moves nothing the public sees.) Once a reveal step is made, the freeze may not move at
-// all (earlier, it would hide again what the public saw revealed). Whoever sends it is refused: an admin's
-// change, or a judge sending its contest again (a source extending a frozen contest without lengthening its
-// freeze, or undoing a freeze made by hand). The server asks it of the contests and states it is sent, not of
-// its own thaw's (which lifts the freeze by hand), nor of the log's: a log replays as it was stored.
+// end not recorded), so is a state that thaws it, and a start moved later or taken back, in the definition or
+// in the state's started (the start that counts, rankd.StartOf): the times judges send from then on are read
+// from the new start, so that what is made after the freeze would count before it. (A start moved after the
+// end, as a feed of a past contest replays its delays and paused countdowns, moves nothing the public sees.)
+// Once a reveal step is made, the freeze may not move at all (earlier, it would hide again what the public saw
+// revealed). Whoever sends it is refused: an admin's change, or a judge sending its contest again (a source
+// extending a frozen contest without lengthening its freeze, or undoing a freeze made by hand). The server asks
+// it of the contests and states it is sent, not of its own thaw's (which lifts the freeze by hand), nor of the
+// log's: a log replays as it was stored.
 func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Time) error {
 	c, st := b.Contest(), b.State()
 	if nc == nil {
@@ -804,7 +805,13 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", c.ID, ccs.FormatRelTime(from),
 			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
 	}
-	if running := st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration)); !running {
+	running := st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration))
+	if running && ns.Thawed != nil {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q runs frozen (since %s from its start): a state that thaws it "+
+			"before its end would show the public every hidden verdict at once; to lift the freeze during the "+
+			"contest, an admin posts POST .../thaw", c.ID, ccs.FormatRelTime(from))
+	}
+	if !running {
 		return nil
 	}
 	// The start the change leaves: a definition's own when it moves it (PATCH records it as started too), else

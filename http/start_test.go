@@ -126,6 +126,30 @@ func TestFrozenStateStartCannotMoveLater(t *testing.T) {
 	}
 }
 
+// A state that thaws a contest running frozen is refused, a judge's or an admin's sent as an event: it showed the
+// public every hidden verdict at once, and lifting the freeze during the contest is POST .../thaw, the admin's.
+// After the end a feed's thaw is taken.
+func TestFrozenStateThawDuringContest(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t) // frozen: 4:30 into the contest
+	line := fmt.Sprintf(`{"type":"state","data":{"started":%q,"thawed":%q}}`+"\n",
+		contestStart.Format(time.RFC3339), contestStart.Add(4*time.Hour+30*time.Minute).Format(time.RFC3339))
+	for _, token := range []string{judgeToken, adminToken} {
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", token, line); r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "POST .../thaw") {
+			t.Errorf("a state thawing the running contest: got %d %s, want 409 pointing at POST .../thaw", r.Status, r.Body)
+		}
+	}
+	var st struct{ Thawed *string }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &st)
+	if st.Thawed != nil {
+		t.Errorf("after the refused thaw: got thawed %s, want null", *st.Thawed)
+	}
+	e.now = contestStart.Add(6 * time.Hour)
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line); r.Status != http.StatusOK {
+		t.Errorf("the same state after the end: got %d %s, want 200", r.Status, r.Body)
+	}
+}
+
 // A feed of a past contest replays the delays of its start (euc2025's moves it and back before the contest):
 // long after the end they move nothing the public sees, and are taken whatever the batches (a line was
 // rejected when a batch ended between the two).
