@@ -767,15 +767,15 @@ func (e *Engine) checkLimits(b *board.Board, ev *rankd.Event) error {
 // CheckFreeze refuses a change of board b's contest that would move the freeze of its public board later
 // once frozen (at now): the verdicts between the two would go public. The change is a new definition nc or a
 // new state ns (nil: unchanged). A later freeze time is refused, and while the contest runs (by the clock, its
-// end not recorded), so is a state that thaws it, and a start moved later or taken back, in the definition or
-// in the state's started (the start that counts, rankd.StartOf): the times judges send from then on are read
-// from the new start, so that what is made after the freeze would count before it. (A start moved after the
-// end, as a feed of a past contest replays its delays and paused countdowns, moves nothing the public sees.)
-// Once a reveal step is made, the freeze may not move at all (earlier, it would hide again what the public saw
-// revealed). Whoever sends it is refused: an admin's change, or a judge sending its contest again (a source
-// extending a frozen contest without lengthening its freeze, or undoing a freeze made by hand). The server asks
-// it of the contests and states it is sent, not of its own thaw's (which lifts the freeze by hand), nor of the
-// log's: a log replays as it was stored.
+// end not recorded), so is a start moved later or taken back, in the definition or in the state's started
+// (the start that counts, rankd.StartOf): the times judges send from then on are read from the new start, so
+// that what is made after the freeze would count before it. (A start moved after the end, as a feed of a past
+// contest replays its delays and paused countdowns, moves nothing the public sees.) Once a reveal step is
+// made, the freeze may not move at all (earlier, it would hide again what the public saw revealed). Whoever
+// sends it is refused: an admin's change, or a judge sending its contest again (a source extending a frozen
+// contest without lengthening its freeze, or undoing a freeze made by hand). The server asks it of the
+// contests and states it is sent, not of its own thaw's (which lifts the freeze by hand), nor of the log's: a
+// log replays as it was stored.
 func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Time) error {
 	c, st := b.Contest(), b.State()
 	if nc == nil {
@@ -785,18 +785,13 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 		ns = &st
 	}
 	from, to := c.FreezeTime(), nc.FreezeTime()
-	steps, hiding, _ := b.Reveal()
+	steps, _, _ := b.Reveal()
 	if steps > 0 && to != from {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q is being revealed (%d steps made): its freeze (from %s) "+
 			"cannot move now; POST .../thaw shows the rest", c.ID, steps, ccs.FormatRelTime(from))
 	}
-	start := b.Start()
-	// Frozen as the board is (its state may freeze it earlier), or hiding verdicts (a start taken back leaves
-	// no clock to tell); a definition is compared with the contest's own freeze, which a state sent later may
-	// no longer hold earlier.
-	begun := st.Finalized != nil || st.Ended != nil || start.IsZero() && hiding != nil ||
-		!start.IsZero() && now.Sub(start) >= rankd.FreezeOf(&c, st)
-	if frozen := st.Thawed == nil && from < c.Duration && begun; !frozen {
+	frozen, running := frozenNow(b, now)
+	if !frozen {
 		return nil
 	}
 	if to > from {
@@ -805,18 +800,12 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", c.ID, ccs.FormatRelTime(from),
 			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
 	}
-	running := st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration))
-	if running && ns.Thawed != nil {
-		return rankd.Errorf(rankd.ECONFLICT, "contest %q runs frozen (since %s from its start): a state that thaws it "+
-			"before its end would show the public every hidden verdict at once; to lift the freeze during the "+
-			"contest, an admin posts POST .../thaw", c.ID, ccs.FormatRelTime(from))
-	}
 	if !running {
 		return nil
 	}
 	// The start the change leaves: a definition's own when it moves it (PATCH records it as started too), else
 	// the state's. None (taken back) would leave no clock to tell the freeze by.
-	next := rankd.StartOf(&c, *ns)
+	start, next := b.Start(), rankd.StartOf(&c, *ns)
 	if !nc.Start.Equal(c.Start) {
 		next = nc.Start
 	}
@@ -826,6 +815,35 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 			"frozen, the start can only move earlier (POST .../thaw lifts the freeze)", c.ID, ccs.FormatRelTime(from))
 	}
 	return nil
+}
+
+// CheckThaw refuses a judge's state ns that thaws board b's contest while it runs frozen (at now): it would
+// show the public every hidden verdict at once. Lifting the freeze before the end is the admin's: POST
+// .../thaw, or a state an admin's token relays (rankd follow, from a source that did).
+func CheckThaw(b *board.Board, ns *rankd.State, now time.Time) error {
+	if ns == nil || ns.Thawed == nil || b.State().Thawed != nil {
+		return nil
+	}
+	if frozen, running := frozenNow(b, now); frozen && running {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q runs frozen: a judge's state that thaws it before its end "+
+			"would show the public every hidden verdict at once; lifting the freeze during the contest is the "+
+			"admin's (POST .../thaw)", b.Contest().ID)
+	}
+	return nil
+}
+
+// frozenNow reports whether board b's public board is frozen at now (as the board is: its state may freeze it
+// earlier; or hiding verdicts, where a start taken back leaves no clock to tell), and whether its contest
+// runs (by the clock, its end not recorded).
+func frozenNow(b *board.Board, now time.Time) (frozen, running bool) {
+	c, st := b.Contest(), b.State()
+	_, hiding, _ := b.Reveal()
+	start := b.Start()
+	begun := st.Finalized != nil || st.Ended != nil || start.IsZero() && hiding != nil ||
+		!start.IsZero() && now.Sub(start) >= rankd.FreezeOf(&c, st)
+	frozen = st.Thawed == nil && c.FreezeTime() < c.Duration && begun
+	running = st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration))
+	return frozen, running
 }
 
 // rebuild builds c's board again from what is durable, after a failure left it holding events the log may

@@ -332,6 +332,12 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 	if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
 		return ingestResponse{}, err
 	}
+	// A judge may not thaw a contest before its end (engine.CheckThaw); an admin may, as POST .../thaw does.
+	t, err := s.Auth.identify(r)
+	if err != nil {
+		return ingestResponse{}, err
+	}
+	admin := t.Role == rankd.RoleAdmin
 	rd := ccs.NewReader(io.MultiReader(bytes.NewReader(prefix), ccs.SkipBOM(feed)))
 	rd.NumberFrom(1 - bytes.Count(prefix, []byte{'\n'})) // the body's lines from 1, in items and messages
 	var parts []part
@@ -382,7 +388,10 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		default:
 			if nc, ns, ok := freezeChange(&ev); ok {
 				err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
-					return engine.CheckFreeze(b, nc, ns, s.Now())
+					if err := engine.CheckFreeze(b, nc, ns, s.Now()); err != nil || admin {
+						return err
+					}
+					return engine.CheckThaw(b, ns, s.Now())
 				})
 				if rankd.ErrorCode(err) == rankd.ENOTFOUND {
 					err = nil // a new contest

@@ -126,27 +126,34 @@ func TestFrozenStateStartCannotMoveLater(t *testing.T) {
 	}
 }
 
-// A state that thaws a contest running frozen is refused, a judge's or an admin's sent as an event: it showed the
-// public every hidden verdict at once, and lifting the freeze during the contest is POST .../thaw, the admin's.
-// After the end a feed's thaw is taken.
+// A judge's state that thaws a contest running frozen is refused: a judge token showed the public every hidden
+// verdict at once. Lifting the freeze during the contest is the admin's: POST .../thaw, or a state an admin's
+// token relays (rankd follow of a source that did). After the end a judge's thaw is taken.
 func TestFrozenStateThawDuringContest(t *testing.T) {
-	e := MustOpen(t)
-	e.MustContest(t) // frozen: 4:30 into the contest
 	line := fmt.Sprintf(`{"type":"state","data":{"started":%q,"thawed":%q}}`+"\n",
 		contestStart.Format(time.RFC3339), contestStart.Add(4*time.Hour+30*time.Minute).Format(time.RFC3339))
-	for _, token := range []string{judgeToken, adminToken} {
-		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", token, line); r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "POST .../thaw") {
-			t.Errorf("a state thawing the running contest: got %d %s, want 409 pointing at POST .../thaw", r.Status, r.Body)
-		}
+	thawed := func(e *env) bool {
+		var st struct{ Thawed *string }
+		e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &st)
+		return st.Thawed != nil
 	}
-	var st struct{ Thawed *string }
-	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &st)
-	if st.Thawed != nil {
-		t.Errorf("after the refused thaw: got thawed %s, want null", *st.Thawed)
+	e := MustOpen(t)
+	e.MustContest(t) // frozen: 4:30 into the contest
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line); r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "POST .../thaw") {
+		t.Errorf("a judge's state thawing the running contest: got %d %s, want 409 pointing at POST .../thaw", r.Status, r.Body)
+	}
+	if thawed(e) {
+		t.Errorf("after the judge's refused thaw: got thawed, want frozen")
 	}
 	e.now = contestStart.Add(6 * time.Hour)
-	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line); r.Status != http.StatusOK {
-		t.Errorf("the same state after the end: got %d %s, want 200", r.Status, r.Body)
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line); r.Status != http.StatusOK || !thawed(e) {
+		t.Errorf("the judge's state after the end: got %d %s, want 200 and thawed", r.Status, r.Body)
+	}
+
+	e = MustOpen(t)
+	e.MustContest(t)
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", adminToken, line); r.Status != http.StatusOK || !thawed(e) {
+		t.Errorf("an admin's state thawing the running contest: got %d %s, want 200 and thawed", r.Status, r.Body)
 	}
 }
 
