@@ -135,6 +135,10 @@ type Medals struct {
 // DefaultPenaltyTime is the ICPC penalty per rejected submission when a contest gives none.
 const DefaultPenaltyTime = 20 * time.Minute
 
+// HidesUntilEnd reports whether the contest's public board hides every result until the contest ends: an OI
+// or IOI contest with HideUntilEnd.
+func (c *Contest) HidesUntilEnd() bool { return c.HideUntilEnd && (c.Rules == OI || c.Rules == IOI) }
+
 // FreezeTime returns the contest time from which the public board is frozen: Duration-FreezeDuration, or
 // Duration when there is no freeze (submissions at or after the end never count anyway).
 func (c *Contest) FreezeTime() time.Duration {

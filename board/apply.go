@@ -503,7 +503,7 @@ func (b *Board) publicHideFrom() int64 {
 		// Not a finalized state alone: the CCS lets results be finalized before the thaw, and the public
 		// board stays frozen until then (the World Finals reveal the finalized results at the ceremony).
 		return score.Never
-	case b.contest.HideUntilEnd && (b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI):
+	case b.contest.HidesUntilEnd():
 		if b.state.Ended != nil {
 			return score.Never
 		}

@@ -409,7 +409,7 @@ func (f *FeedFilter) hideFrom() int64 {
 	case f.state.Thawed != nil:
 		// Not a finalization alone: the public board stays frozen until the thaw (see package board).
 		return math.MaxInt64
-	case c.HideUntilEnd && (c.Rules == rankd.OI || c.Rules == rankd.IOI):
+	case c.HidesUntilEnd():
 		if f.state.Ended != nil {
 			return math.MaxInt64
 		}

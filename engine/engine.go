@@ -784,7 +784,7 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 	if ns == nil {
 		ns = &st
 	}
-	from, to := c.FreezeTime(), nc.FreezeTime()
+	from, to := hideTime(&c), hideTime(nc)
 	steps, _, _ := b.Reveal()
 	if steps > 0 && to != from {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q is being revealed (%d steps made): its freeze (from %s) "+
@@ -793,6 +793,11 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 	frozen, running := frozenNow(b, now)
 	if !frozen {
 		return nil
+	}
+	if to > from && c.HidesUntilEnd() {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q hides every result from the public until its end "+
+			"(hide_until_end), and this change would show them now: keep rules oi or ioi with hide_until_end "+
+			"until the contest ends", c.ID)
 	}
 	if to > from {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen since %s, and this change would "+
@@ -833,17 +838,29 @@ func CheckThaw(b *board.Board, ns *rankd.State, now time.Time) error {
 }
 
 // frozenNow reports whether board b's public board is frozen at now (as the board is: its state may freeze it
-// earlier; or hiding verdicts, where a start taken back leaves no clock to tell), and whether its contest
-// runs (by the clock, its end not recorded).
+// earlier; or hiding verdicts, where a start taken back leaves no clock to tell; an OI or IOI contest hidden
+// until its end from its start until its end is recorded), and whether its contest runs (by the clock, its
+// end not recorded).
 func frozenNow(b *board.Board, now time.Time) (frozen, running bool) {
 	c, st := b.Contest(), b.State()
 	_, hiding, _ := b.Reveal()
 	start := b.Start()
+	running = st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration))
+	if c.HidesUntilEnd() {
+		return st.Thawed == nil && st.Ended == nil && !start.IsZero() && !now.Before(start), running
+	}
 	begun := st.Finalized != nil || st.Ended != nil || start.IsZero() && hiding != nil ||
 		!start.IsZero() && now.Sub(start) >= rankd.FreezeOf(&c, st)
-	frozen = st.Thawed == nil && c.FreezeTime() < c.Duration && begun
-	running = st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration))
-	return frozen, running
+	return st.Thawed == nil && c.FreezeTime() < c.Duration && begun, running
+}
+
+// hideTime is the contest time from which a definition's public board hides verdicts: 0 for an OI or IOI
+// contest hidden until its end.
+func hideTime(c *rankd.Contest) time.Duration {
+	if c.HidesUntilEnd() {
+		return 0
+	}
+	return c.FreezeTime()
 }
 
 // rebuild builds c's board again from what is durable, after a failure left it holding events the log may

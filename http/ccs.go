@@ -131,7 +131,7 @@ func stateNow(c *rankd.Contest, st rankd.State, now time.Time) rankd.State {
 	}
 	switch ft := rankd.FreezeOf(c, st); {
 	case st.Frozen != nil:
-	case c.HideUntilEnd && (c.Rules == rankd.OI || c.Rules == rankd.IOI):
+	case c.HidesUntilEnd():
 		if publicHides(c, st, now) {
 			st.Frozen = at(0) // its public board hides every verdict from the start until the end is recorded
 		}

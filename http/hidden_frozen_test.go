@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -61,4 +62,43 @@ func (e *env) MustHiddenOIContest(tb testing.TB) {
 		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
 		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"WA","score":40,"start_contest_time":"0:31:00"}}`,
 	}, "\n")+"\n", nil)
+}
+
+// While an OI contest hidden until its end runs, a definition that stops hiding (hide_until_end dropped, or
+// rules that do not hide) is refused, as a freeze moved later is: it published every result at once, from a
+// judge's contest event as from an admin's PATCH. Before the start and once the end is recorded it is taken.
+func TestHiddenUntilEndCannotBeDropped(t *testing.T) {
+	e := MustOpen(t)
+	e.MustHiddenOIContest(t) // running: 4:30 in
+	contest := func(rankdExt map[string]any) map[string]any {
+		return map[string]any{"id": "c1", "name": "OI", "start_time": contestStart.Format(time.RFC3339),
+			"duration": "5:00:00", "scoreboard_type": "score", "rankd": rankdExt}
+	}
+	for _, ext := range []map[string]any{{"rules": "oi"}, {"rules": "icpc", "hide_until_end": true}} {
+		if r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest(ext)}); r.Status != http.StatusConflict || !strings.Contains(string(r.Body), "hide_until_end") {
+			t.Errorf("PATCH %v while running: got %d %s, want 409 naming hide_until_end", ext, r.Status, r.Body)
+		}
+		line, _ := json.Marshal(map[string]any{"type": "contest", "data": contest(ext)})
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, string(line)+"\n"); r.Status != http.StatusConflict {
+			t.Errorf("a judge's contest %v while running: got %d %s, want 409", ext, r.Status, r.Body)
+		}
+	}
+	var page struct {
+		Frozen bool
+		Rows   []struct{ Score float64 }
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &page)
+	if !page.Frozen || len(page.Rows) == 0 || page.Rows[0].Score != 0 {
+		t.Errorf("the public board after the refused changes: got %+v, want it hiding every result", page)
+	}
+	e.now = contestStart.Add(6 * time.Hour)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"state","data":{"started":"`+contestStart.Format(time.RFC3339)+`","ended":"`+
+			contestStart.Add(5*time.Hour).Format(time.RFC3339)+`"}}`+"\n", nil)
+	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest(map[string]any{"rules": "oi"})}, nil)
+
+	e = MustOpen(t)
+	e.now = contestStart.Add(-time.Hour)
+	e.MustHiddenOIContest(t)
+	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest(map[string]any{"rules": "oi"})}, nil)
 }

@@ -259,7 +259,7 @@ func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, v rankd.View) bool 
 // end hides them from its start until its end is recorded (as the board does: a freeze then plays no part),
 // others while frozen.
 func publicHides(c *rankd.Contest, st rankd.State, now time.Time) bool {
-	if c.HideUntilEnd && (c.Rules == rankd.OI || c.Rules == rankd.IOI) {
+	if c.HidesUntilEnd() {
 		start := rankd.StartOf(c, st)
 		return st.Thawed == nil && st.Ended == nil && !start.IsZero() && !now.Before(start)
 	}
