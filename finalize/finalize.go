@@ -125,6 +125,7 @@ type jobClient interface {
 	Stop(ctx context.Context) error
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	JobCancel(ctx context.Context, jobID int64) (*rivertype.JobRow, error)
 }
 
 // OpenSQLite returns a service whose jobs live in the SQLite file at path, created if need be, apart from the
@@ -264,7 +265,7 @@ func tagOf(contestID string) string {
 // contest whose end moved gets another job for the new end; the job for the old one, when it comes, waits
 // for the contest's end as it then is.
 func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time) error {
-	_, err := s.jobs.Insert(ctx, args{ContestID: contestID, End: end.UTC()}, &river.InsertOpts{
+	res, err := s.jobs.Insert(ctx, args{ContestID: contestID, End: end.UTC()}, &river.InsertOpts{
 		ScheduledAt: end,
 		Tags:        []string{tagOf(contestID)},
 		// Unique in every state but cancelled: a contest finalized, or dead, for this end stays so.
@@ -274,6 +275,27 @@ func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time)
 	})
 	if err != nil {
 		return fail("schedule", err)
+	}
+	if res.UniqueSkippedAsDuplicate {
+		return nil
+	}
+	// A new end: a job still waiting for another is void. It would build another version then, and Status
+	// would say "queued" for it long after the contest was finalized.
+	jobs, err := s.jobsOf(ctx, contestID)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		var a args
+		if j.ID == res.Job.ID || json.Unmarshal(j.EncodedArgs, &a) != nil || a.Run != "" {
+			continue
+		}
+		switch j.State {
+		case rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable, rivertype.JobStateScheduled:
+			if _, err := s.jobs.JobCancel(ctx, j.ID); err != nil {
+				return fail("schedule", err)
+			}
+		}
 	}
 	return nil
 }
@@ -352,6 +374,18 @@ func (s *Service) Status(ctx context.Context, contestID string) (Status, error) 
 		return Status{}, err
 	}
 	return st, nil
+}
+
+// BuiltAt returns the log position a contest's active final standings were built from; 0 when it has none.
+func (s *Service) BuiltAt(ctx context.Context, contestID string) (int64, error) {
+	f, err := s.cfg.Store.ActiveFinal(ctx, contestID)
+	switch {
+	case rankd.ErrorCode(err) == rankd.ENOTFOUND:
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	return f.Pos, nil
 }
 
 // jobStatus is Status without the version, for each scrape of every contest.

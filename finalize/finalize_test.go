@@ -215,6 +215,28 @@ func TestScheduleAndRunAgain(t *testing.T) {
 	}
 }
 
+// A contest whose end moved (earlier, here) is finalized at its new end, and the job that waited for the old one
+// goes: the status said "queued" for the old end long after the contest was finalized, and the job would have
+// built another version then.
+func TestScheduleMovedEnd(t *testing.T) {
+	st, e, dir := MustContestStore(t)
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
+	end, err := e.End("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{time.Now().Add(time.Hour), end} {
+		if err := s.Schedule(context.Background(), "c", at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	MustReach(t, s, finalize.Done)
+	time.Sleep(100 * time.Millisecond)
+	if got, err := s.Status(context.Background(), "c"); err != nil || got.State != finalize.Done || got.Version != 1 {
+		t.Errorf("after the end moved earlier: got %+v, %v; want done, version 1", got, err)
+	}
+}
+
 // A scheduled finalization that finds the contest unavailable (its server still restoring it) is tried
 // again, not cancelled.
 func TestScheduledWhileUnavailable(t *testing.T) {
