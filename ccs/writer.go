@@ -2,6 +2,7 @@ package ccs
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"math"
 	"strconv"
@@ -274,7 +275,7 @@ func appendProblem(b []byte, p *rankd.Problem) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = appendString(b, p.ID)
 	b = append(b, `,"label":`...)
-	b = appendString(b, p.Label)
+	b = appendString(b, cmp.Or(p.Label, p.ID)) // as /problems serves it
 	b = append(b, `,"name":`...)
 	b = appendString(b, p.Name)
 	b = append(b, `,"ordinal":`...)
@@ -355,7 +356,7 @@ func appendTeam(b []byte, t *rankd.Team) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, t.ID)
 	b = append(b, `,"label":`...)
-	b = appendString(b, t.Label)
+	b = appendString(b, cmp.Or(t.Label, t.ID)) // as /teams serves it
 	b = append(b, `,"name":`...)
 	b = appendString(b, t.Name)
 	if t.DisplayName != "" {

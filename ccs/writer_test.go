@@ -29,6 +29,9 @@ func TestWriterLines(t *testing.T) {
 		{Type: rankd.EventBan, ID: "41", Delete: true, Ban: &rankd.Ban{TeamID: "41"}},
 		{Type: rankd.EventTeam, Team: &rankd.Team{ID: "41", Label: "41", Name: "Quote \" and \\ and\nnewline\u2028"}},
 		{Type: rankd.EventAward, Award: &rankd.Award{ID: "winner", Citation: "Winner"}},
+		// No label: the id, as /teams and /problems serve them.
+		{Type: rankd.EventTeam, Team: &rankd.Team{ID: "42", Name: "Nameless"}},
+		{Type: rankd.EventProblem, Problem: &rankd.Problem{ID: "riddle", Name: "Riddle"}},
 	}
 	want := `{"type":"contest","id":null,"data":{"id":"wf47","name":"WF47","formal_name":"47th ICPC World Finals","start_time":"2024-04-18T11:47:59.000+02:00","duration":"5:00:00.000","scoreboard_freeze_duration":"1:00:00.000","scoreboard_type":"pass-fail","penalty_time":20},"token":"cd<1"}
 {"type":"submissions","id":"181","data":{"id":"181","problem_id":"riddle","team_id":"47020","time":"2024-04-18T11:51:13.969+02:00","contest_time":"0:03:14.969","entry_point":null,"files":[]}}
@@ -41,6 +44,8 @@ func TestWriterLines(t *testing.T) {
 {"type":"bans","id":"41","data":null}
 {"type":"teams","id":"41","data":{"id":"41","label":"41","name":"Quote \" and \\ and\nnewline\u2028"}}
 {"type":"awards","id":"winner","data":{"id":"winner","citation":"Winner","team_ids":[]}}
+{"type":"teams","id":"42","data":{"id":"42","label":"42","name":"Nameless"}}
+{"type":"problems","id":"riddle","data":{"id":"riddle","label":"riddle","name":"Riddle","ordinal":0}}
 `
 	var buf bytes.Buffer
 	w := ccs.NewWriter(&buf)
