@@ -11,23 +11,36 @@ import (
 )
 
 // A verdict that comes after the contest's end (a submission pending then) reaches the final standings once
-// the log has been still for a while, without anyone finalizing by hand.
+// the log has been still for a while, without anyone finalizing by hand; also when the server restarts before
+// that (the final standings stayed without it for good).
 func TestLateVerdictsAreFinalized(t *testing.T) {
-	s := &main.Server{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken,
-		FinalizeSettle: 300 * time.Millisecond}
-	if err := s.Open(context.Background()); err != nil {
-		t.Fatal(err)
+	for _, restart := range []bool{false, true} {
+		t.Run(map[bool]string{false: "running", true: "restarted"}[restart], func(t *testing.T) { testLateVerdicts(t, restart) })
 	}
-	defer s.Close(context.Background())
-	url := "http://" + s.Listening.String()
-	waitFor(t, "readiness", func() bool {
-		resp, err := http.Get(url + "/readyz")
-		if err != nil {
-			return false
+}
+
+func testLateVerdicts(t *testing.T, restart bool) {
+	dir := t.TempDir()
+	var url string
+	open := func() *main.Server {
+		s := &main.Server{Addr: "127.0.0.1:0", DataDir: dir, AdminToken: testAdminToken, JudgeToken: testJudgeToken,
+			FinalizeSettle: 300 * time.Millisecond}
+		if err := s.Open(context.Background()); err != nil {
+			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+		url = "http://" + s.Listening.String()
+		waitFor(t, "readiness", func() bool {
+			resp, err := http.Get(url + "/readyz")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
+		return s
+	}
+	s := open()
+	defer func() { s.Close(context.Background()) }()
 	start := time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)
 	MustDo(t, "POST", url+"/api/v1/contests", `{"contest":{"id":"late","name":"Late","start_time":"`+start+`",
 		"duration":"1:00:00","scoreboard_freeze_duration":"0:00:00"},"problems":[{"id":"A","label":"A","ordinal":0}],
@@ -48,5 +61,11 @@ func TestLateVerdictsAreFinalized(t *testing.T) {
 	}
 	waitFor(t, "final standings", func() bool { return solved() == 0 })
 	MustDo(t, "POST", url+"/api/v1/contests/late/judgements", `{"id":"j1","submission_id":"s1","judgement_type_id":"AC","start_contest_time":"0:59:30"}`, http.StatusOK)
+	if restart {
+		if err := s.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		s = open()
+	}
 	waitFor(t, "the late verdict in the final standings", func() bool { return solved() == 1 })
 }

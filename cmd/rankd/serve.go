@@ -293,7 +293,14 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 			}
 			switch l := late[id]; {
 			case l == nil:
-				late[id] = &lateEvents{pos: pos} // what came before is the finalization at the end's
+				// What came before is the finalization at the end's; but a server started after the end
+				// finalizes, as late ones, events that came after its active final standings (a restart within
+				// the settling time of late verdicts left them out for good).
+				l = &lateEvents{pos: pos}
+				if built, err := s.finalizer.BuiltAt(ctx, id); err == nil && built > 0 && built < pos {
+					l.moved = now
+				}
+				late[id] = l
 			case pos != l.pos:
 				l.pos, l.moved = pos, now
 			case !l.moved.IsZero() && now.Sub(l.moved) >= settle:
