@@ -42,6 +42,13 @@ func TestScoreAboveMaximumRefused(t *testing.T) {
 		{"IOI fewer subtask scores", rankd.IOI, scoreEv("j", "ioi", m(11), 0, 20), "", 20},
 		{"IOI full marks of subtasks summing to 99.99999999999999", rankd.IOI, scoreEv("j", "thirds", m(11), 100), "", 100},
 		{"IOI score without a known maximum", rankd.IOI, scoreEv("j", "free", m(11), 150), "", 150},
+		// A type that neither solves nor counts as a try is a compile error: its score would not count.
+		{"OI score of a free type", rankd.OI, typed(scoreEv("j", "oi", m(11), 40), "CE"), "neither solves nor counts as a try", 0},
+		{"IOI subtask scores of a free type", rankd.IOI, typed(scoreEv("j", "ioi", m(11), 0, 20), "CE"), "neither solves nor counts as a try", 0},
+		{"OI free type scoring nothing", rankd.OI, typed(scoreEv("j", "oi", m(11), 0), "CE"), "", 0},
+		// What counts is the subtasks' sum: a whole score saying otherwise was listed as the submission's.
+		{"IOI score other than its subtasks' sum", rankd.IOI, scoreEv("j", "ioi", m(11), 100, 20), "not the sum 20 of its subtask scores", 0},
+		{"IOI score the sum of its subtasks", rankd.IOI, scoreEv("j", "ioi", m(11), 50, 20, 30), "", 50},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := MustBoard(t, setup(tt.rules))
@@ -176,6 +183,40 @@ func TestAdmitIDs(t *testing.T) {
 		err := b.Admit(&tt.ev)
 		if rankd.ErrorCode(err) != tt.code {
 			t.Errorf("%s %q: got %v, want code %q", tt.ev.Type, tt.ev.ID, err, tt.code)
+		}
+	}
+}
+
+// typed returns judgement ev with judgement type typ.
+func typed(ev rankd.Event, typ string) rankd.Event {
+	ev.Judgement.TypeID = typ
+	return ev
+}
+
+// A problem's maximums are refused when negative, and a max_score other than the sum of its subtasks' (a
+// judgement within the subtasks showed 100 on a 50-point problem).
+func TestAdmitProblemScores(t *testing.T) {
+	b := MustBoard(t, scoreSetup(rankd.Contest{Rules: rankd.IOI}, "t1"))
+	problem := func(max float64, subtasks ...float64) rankd.Event {
+		ev := problemEv("z", 5)
+		ev.Problem.MaxScore, ev.Problem.Subtasks = max, subtasks
+		return ev
+	}
+	for _, tt := range []struct {
+		ev      rankd.Event
+		message string // in the refusal; "" for none
+	}{
+		{problem(100, 40, 60), ""},
+		{problem(0, 40, 60), ""},
+		{problem(100), ""},
+		{problem(100, 33.333333, 33.333333, 33.333334), ""},
+		{problem(-10), "max_score -10: want 0 or more"},
+		{problem(0, -5, 10), "subtask 1 has the maximum -5"},
+		{problem(50, 40, 60), "max_score 50 is not the sum 100"},
+	} {
+		err := b.Admit(&tt.ev)
+		if tt.message == "" && err != nil || tt.message != "" && (rankd.ErrorCode(err) != rankd.EINVALID || !strings.Contains(err.Error(), tt.message)) {
+			t.Errorf("max_score %g, subtasks %v: got %v, want %q", tt.ev.Problem.MaxScore, tt.ev.Problem.Subtasks, err, tt.message)
 		}
 	}
 }

@@ -298,6 +298,9 @@ func (b *Board) Admit(ev *rankd.Event) error {
 		if err := admitID("problem", ev.Problem.ID, known); err != nil {
 			return err
 		}
+		if err := checkScores(ev.Problem); err != nil {
+			return err
+		}
 		return checkDEFCON(ev.Problem)
 	case ev.Type == rankd.EventTeam && ev.Team != nil:
 		_, known := b.teamIdx[ev.Team.ID]
@@ -333,6 +336,23 @@ func admitID(kind, id string, known bool) error {
 // millionth of a point, so that subtask maximums summing to 99.99999999999999 in binary still allow 100.
 func (b *Board) checkLimits(j *rankd.Judgement, p int) error {
 	pr := &b.problems[p].info
+	scored := j.Score > 0 || slices.ContainsFunc(j.SubtaskScores, func(s float64) bool { return s > 0 })
+	if jt, ok := b.jtypeIdx[j.TypeID]; ok && scored && b.jtypes[jt].class == score.Free &&
+		(b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI) {
+		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: its type %s neither solves nor counts as a try "+
+			"(solved and penalty both false: a compile error, which scores nothing), so its score would not count; "+
+			"define %s with penalty true (a try, which costs nothing in OI) or solved true", j.ID, j.TypeID, j.TypeID)
+	}
+	if len(j.SubtaskScores) > 0 && j.Score != 0 {
+		var sum float64
+		for _, s := range j.SubtaskScores {
+			sum += s
+		}
+		if score.Round(sum) != score.Round(j.Score) {
+			return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: score %g is not the sum %g of its subtask scores, "+
+				"which is what counts: send the sum, or no score", j.ID, j.Score, score.Round(sum))
+		}
+	}
 	if pr.MaxScore > 0 && score.Round(j.Score) > score.Round(pr.MaxScore) {
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "judgement %s: score %g above the maximum score %g of problem %s", j.ID, j.Score, pr.MaxScore, pr.ID)
 	}
@@ -462,6 +482,27 @@ func (b *Board) unjudge(id string) {
 	case s.hasOlder:
 		b.dropOlder(s, skey, jkey)
 	}
+}
+
+// checkScores refuses a problem's negative maximums, and a max_score other than the sum of its subtasks'
+// maximums: a judgement within the subtasks then scored above max_score, and one within max_score could not
+// be sent at all.
+func checkScores(pr *rankd.Problem) error {
+	var sum float64
+	for k, top := range pr.Subtasks {
+		if !(top >= 0) {
+			return rankd.Errorf(rankd.EINVALID, "problem %s: subtask %d has the maximum %g: want 0 or more", pr.ID, k+1, top)
+		}
+		sum += top
+	}
+	switch {
+	case !(pr.MaxScore >= 0):
+		return rankd.Errorf(rankd.EINVALID, "problem %s: max_score %g: want 0 or more", pr.ID, pr.MaxScore)
+	case pr.MaxScore > 0 && len(pr.Subtasks) > 0 && score.Round(sum) != score.Round(pr.MaxScore):
+		return rankd.Errorf(rankd.EINVALID, "problem %s: max_score %g is not the sum %g of its subtasks' maximums: "+
+			"leave it out, or make them agree", pr.ID, pr.MaxScore, score.Round(sum))
+	}
+	return nil
 }
 
 // checkDEFCON refuses bounds of a DEF CON challenge other than its formula's: taken, they would read as the
