@@ -306,3 +306,31 @@ func TestBrowserReviewUIJuryHiddenGroups(t *testing.T) {
 	tb.Do(chromedp.SetValue(chromedp.ID("view"), "jury"), chromedp.Evaluate[chromedp.Void](`document.getElementById("view").dispatchEvent(new Event("change"))`))
 	tb.Wait("the hidden group offered", groups+` === " g1 obs"`)
 }
+
+// An IOI board: full marks of a problem whose maximum is its subtasks' sum (no max_score) show as solved,
+// as /problems counts them; scores that rank apart show apart (33.337 above 33.336 showed 33.34 both), and a
+// score above 0 does not show as 0.
+func TestBrowserIOIScores(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, map[string]any{
+		"contest": map[string]any{"id": "c1", "name": "IOI", "start_time": contestStart.Format(time.RFC3339),
+			"duration": "5:00:00", "scoreboard_type": "score", "rankd": map[string]any{"rules": "ioi"}},
+		"problems": []any{map[string]any{"id": "A", "label": "A", "name": "Apples", "ordinal": 0, "rankd": map[string]any{"subtasks": []float64{50, 50}}}},
+		"teams": []any{map[string]any{"id": "t1", "name": "Alpha"}, map[string]any{"id": "t2", "name": "Bravo"},
+			map[string]any{"id": "t3", "name": "Charlie"}, map[string]any{"id": "t4", "name": "Delta"}},
+	}, nil)
+	var lines []string
+	for i, s := range []struct {
+		team     string
+		subtasks string
+	}{{"t1", "50,50"}, {"t2", "33.337,0"}, {"t3", "33.336,0"}, {"t4", "0.001,0"}} {
+		lines = append(lines,
+			fmt.Sprintf(`{"type":"submissions","data":{"id":"s%d","team_id":%q,"problem_id":"A","contest_time":"0:30:00"}}`, i, s.team),
+			fmt.Sprintf(`{"type":"judgements","data":{"id":"j%d","submission_id":"s%d","judgement_type_id":"WA","start_contest_time":"0:31:00","rankd":{"subtask_scores":[%s]}}}`, i, i, s.subtasks))
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join(lines, "\n")+"\n", nil)
+	tb := MustBrowser(t).Tab(t, e.URL)
+	tb.Go("/contests/c1")
+	tb.WaitRows("1 Alpha 100 [solved|100|1 try]", "2 Bravo 33.337 [partial|33.337|1 try]",
+		"3 Charlie 33.336 [partial|33.336|1 try]", "4 Delta 0.001 [partial|0.001|1 try]")
+}

@@ -27,7 +27,7 @@ export function cellView(rules, problem, c) {
     const score = c.score || 0;
     top = formatScore(score) + (pending > 0 ? "?" : "");
     if (pending > 0) cls = "pending";
-    else if (problem.max_score && score >= problem.max_score) cls = "solved";
+    else if (fullMarks(problem) && score >= fullMarks(problem)) cls = "solved";
     else cls = score > 0 ? "partial" : "failed";
     if (c.first_to_solve) cls += " first";
     label.push(`${formatScore(score)} points`, pending > 0 ? "pending" : "");
@@ -54,8 +54,17 @@ export function totalHeads(rules) {
   return rules === "icpc" ? [["Solved", "Problems solved"], ["Time", "Penalty time in minutes"]] : [["Score", "Total score"]];
 }
 
+// formatScore shows a score to the millionth, to which the server rounds totals: scores that rank apart show
+// apart, and float noise (0.30000000000000004) goes.
 export function formatScore(s) {
-  return String(Math.round((s || 0) * 100) / 100);
+  return String(Number((s || 0).toFixed(6)));
+}
+
+// fullMarks is a problem's maximum score: max_score, else the sum of its subtasks' maximums (as /problems
+// counts solves); 0 when unknown.
+function fullMarks(problem) {
+  if (problem.max_score) return problem.max_score;
+  return Number((problem.rankd?.subtasks || []).reduce((a, b) => a + b, 0).toFixed(6));
 }
 
 function plural(n, one, many) {
