@@ -316,6 +316,18 @@ func FreezeOf(c *Contest, st State) time.Duration {
 	return max(min(ft, st.Frozen.Sub(start)), 0)
 }
 
+// WithFreeze returns st with its frozen time filled in from c's freeze when it has none and the contest froze
+// (an OI or IOI contest hidden until its end has no freeze of its own): a state rankd writes (the end it
+// records, a thaw) says when the public board froze, as a CCS's does.
+func (st State) WithFreeze(c *Contest) State {
+	ft, start := FreezeOf(c, st), StartOf(c, st)
+	if st.Frozen == nil && !c.HidesUntilEnd() && ft < c.Duration && !start.IsZero() {
+		frozen := start.Add(ft)
+		st.Frozen = &frozen
+	}
+	return st
+}
+
 // Revealed reports whether the public board shows the final standings (thawed or finalized).
 func (s State) Revealed() bool { return s.Thawed != nil || s.Finalized != nil }
 

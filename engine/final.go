@@ -31,8 +31,9 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time)
 	var start, end time.Time
 	due := func() (bool, error) {
 		err := e.Read(contestID, func(b *board.Board, _ int64) error {
-			st, start = b.State(), b.Start()
-			end = start.Add(b.Contest().Duration)
+			c := b.Contest()
+			st, start = b.State().WithFreeze(&c), b.Start()
+			end = start.Add(c.Duration)
 			return nil
 		})
 		return err == nil && st.Ended == nil && !start.IsZero() && !now.Before(end), err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rankd"
+	"rankd/board"
 	"rankd/engine"
 )
 
@@ -53,5 +54,42 @@ func TestFinalRecordsTheEnd(t *testing.T) {
 	// Recorded once: a second finalization builds from the same log.
 	if again, err := e.Final(ctx, "oi"); err != nil || again.Pos != f.Pos {
 		t.Errorf("again: got position %d, %v; want %d", again.Pos, err, f.Pos)
+	}
+}
+
+// The end rankd records says when the contest froze, as a CCS's state does: the feed's state line said frozen
+// null, and a consumer saw a contest end that never froze. One hidden until its end has no freeze to say.
+func TestRecordEndSaysFrozen(t *testing.T) {
+	ctx := context.Background()
+	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		contest rankd.Contest
+		want    *time.Time
+	}{
+		{rankd.Contest{ID: "c", Start: start, Duration: 5 * time.Hour, FreezeDuration: time.Hour}, new(start.Add(4 * time.Hour))},
+		{rankd.Contest{ID: "c", Start: start, Duration: 5 * time.Hour}, nil},
+		{rankd.Contest{ID: "c", Rules: rankd.OI, Start: start, Duration: 5 * time.Hour, FreezeDuration: time.Hour, HideUntilEnd: true}, nil},
+	} {
+		store := MustOpenStore(t, t.TempDir())
+		e := MustOpenEngine(t, store)
+		entry, err := engine.Entry(rankd.Event{Type: rankd.EventContest, ID: "c", Contest: &tt.contest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Submit(ctx, "c", []rankd.LogEntry{entry}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.RecordEnd(ctx, "c", start.Add(6*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		var st rankd.State
+		if err := e.Read("c", func(b *board.Board, _ int64) error { st = b.State(); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if st.Ended == nil || (st.Frozen == nil) != (tt.want == nil) || tt.want != nil && !st.Frozen.Equal(*tt.want) {
+			t.Errorf("%+v: got state %+v, want ended and frozen at %v", tt.contest, st, tt.want)
+		}
+		e.Close(ctx)
+		store.Close()
 	}
 }

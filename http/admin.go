@@ -418,6 +418,7 @@ func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 		if st.Thawed == nil {
 			st.Thawed = &now
 		}
+		st = st.WithFreeze(&c)
 	}
 	evs = append(evs, rankd.Event{Type: rankd.EventState, State: &st})
 	if err := s.submitEvents(r, cid, evs...); err != nil {

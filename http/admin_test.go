@@ -234,3 +234,26 @@ func TestNoPenaltyRoundTrip(t *testing.T) {
 		t.Errorf("the contest sent back as served: got %+v, want a duplicate", res)
 	}
 }
+
+// The states rankd writes itself (the end it records, a thaw) say when the contest froze: the feed's state
+// lines said frozen null while /state gave the freeze, and a consumer saw a contest thawed that never froze.
+func TestWrittenStatesSayFrozen(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t) // frozen at 4:00
+	e.now = contestStart.Add(6 * time.Hour)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
+	r := e.Do(t, "GET", "/api/contests/c1/event-feed?stream=false&view=jury", adminToken, nil)
+	want := `"frozen":"` + contestStart.Add(4*time.Hour).UTC().Format("2006-01-02T15:04:05.000Z") + `"`
+	var states int
+	for _, line := range strings.Split(string(r.Body), "\n") {
+		if strings.Contains(line, `"type":"state"`) {
+			states++
+			if !strings.Contains(line, want) {
+				t.Errorf("a state line of the feed: got %s, want it to say %s", line, want)
+			}
+		}
+	}
+	if states == 0 {
+		t.Errorf("the feed has no state line: %s", r.Body)
+	}
+}
