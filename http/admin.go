@@ -329,8 +329,8 @@ func (s *Server) issueTeamToken(w http.ResponseWriter, r *http.Request) error {
 }
 
 // revokeTeamTokens revokes every token issued for a team (a leaked one, say): requests with them are
-// refused from now on, and their live streams end at their next heartbeat. The team needs not exist any
-// more; the contest does.
+// refused from now on, and their live streams end before their next frame (those of another server of the
+// distributed mode at their next heartbeat). The team needs not exist any more; the contest does.
 func (s *Server) revokeTeamTokens(w http.ResponseWriter, r *http.Request) error {
 	cid, tid := r.PathValue("cid"), r.PathValue("tid")
 	if _, _, _, err := s.contestNow(r.Context(), cid); err != nil {
@@ -340,6 +340,7 @@ func (s *Server) revokeTeamTokens(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	s.revocations.Add(1)
 	return writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "contest_id": cid, "team_id": tid})
 }
 

@@ -1,8 +1,10 @@
 package http_test
 
 import (
+	"bufio"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -71,4 +73,47 @@ func (e *env) openStream(tb testing.TB, query, token string) chan struct{} {
 		_, _ = io.Copy(io.Discard, resp.Body)
 	}()
 	return done
+}
+
+// A team's stream sends nothing once its token is revoked, not even a frame already on its way: it went on
+// carrying the team's frozen verdicts until the next heartbeat (15 s by default).
+func TestRevokedStreamSendsNoMore(t *testing.T) {
+	e := MustOpenWith(t, options{heartbeat: time.Hour})
+	e.MustContest(t)
+	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/c1/scoreboard/stream?view=team", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+e.MustTeamToken(t, "t2"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	for {
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("before the snapshot: %v", err)
+		}
+		if line == "event: snapshot\n" {
+			break
+		}
+	}
+	e.MustDo(t, http.StatusOK, "DELETE", "/api/v1/contests/c1/teams/t2/tokens", adminToken, nil, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"judgements","data":{"id":"jr","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:21:00"}}`+"\n", nil)
+	rest := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(rd)
+		rest <- string(b)
+	}()
+	select {
+	case got := <-rest:
+		if strings.Contains(got, "event: diff") {
+			t.Errorf("after the revocation: got a diff, want the stream ended:\n%s", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("the stream with a revoked token: still open after 5 s, want it ended")
+	}
 }

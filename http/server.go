@@ -66,7 +66,10 @@ type Server struct {
 	Finalizer Finalizer
 
 	streams atomic.Int64
-	conns   conns
+	// revocations counts the revocations of team tokens on this server: a team's stream checks its token
+	// again before a frame when it moved (see allowedStill).
+	revocations atomic.Uint64
+	conns       conns
 	// projectionPaused is when (Unix ns) pages may be read from the Projection again after it failed.
 	projectionPaused atomic.Int64
 

@@ -54,6 +54,8 @@ type options struct {
 	tick time.Duration
 	// maxStreams bounds the live streams (the default when zero).
 	maxStreams int
+	// heartbeat is the streams' heartbeat; 50 ms when zero.
+	heartbeat time.Duration
 }
 
 // MustOpenWith is MustOpen with options.
@@ -89,7 +91,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	e.server = s
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
-	s.Heartbeat = 50 * time.Millisecond
+	s.Heartbeat = cmp.Or(o.heartbeat, 50*time.Millisecond)
 	s.MaxStreams = o.maxStreams
 	s.StartPush(cmp.Or(o.tick, 5*time.Millisecond))
 	ts := httptest.NewServer(s)

@@ -131,6 +131,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	defer s.push.unsubscribe(cid, v, f)
+	allowed := s.allowedStill(r, cid, v)
 	for {
 		select {
 		case <-r.Context().Done():
@@ -140,6 +141,9 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		case <-f.dropped:
 			return nil
 		case m := <-f.events:
+			if !allowed() {
+				return nil
+			}
 			// A client that fell behind gets what is queued in one write.
 			buf := m.data
 			for more := true; more; {
@@ -158,6 +162,23 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 				return nil
 			}
 		}
+	}
+}
+
+// allowedStill returns what a stream asks before each frame: whether its token still grants its view. A team's
+// token is checked again only when this server revoked tokens since the last look (an atomic read per frame
+// otherwise): a revoked token sent its team's frozen verdicts until the next heartbeat.
+func (s *Server) allowedStill(r *http.Request, cid string, v rankd.View) func() bool {
+	if v.Kind != rankd.ViewTeam {
+		return func() bool { return true }
+	}
+	seen := s.revocations.Load()
+	return func() bool {
+		if n := s.revocations.Load(); n != seen {
+			seen = n
+			return s.stillAllows(r, cid, v)
+		}
+		return true
 	}
 }
 
@@ -196,7 +217,11 @@ func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *
 	r.Header.Del("If-None-Match") // each frame is the page itself
 	key := "top|" + strconv.Itoa(top)
 	sent := ""
+	allowed := s.allowedStill(r, cid, v)
 	send := func() bool {
+		if !allowed() {
+			return false
+		}
 		page, etag, err := s.cached(r, cid, v, key, func(b *board.Board) (any, error) {
 			st, err := b.Standings(v, 0, top)
 			if err != nil {
