@@ -90,6 +90,9 @@ func TestRevokedStreamSendsNoMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if got := resp.Header.Get("Cache-Control"); got != "private, no-cache" {
+		t.Errorf("a team's stream: got Cache-Control %q, want private, no-cache", got)
+	}
 	rd := bufio.NewReader(resp.Body)
 	for {
 		line, err := rd.ReadString('\n')

@@ -20,7 +20,9 @@ import (
 func startStream(w http.ResponseWriter, contentType string) (write func([]byte) bool) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
-	h.Set("Cache-Control", "no-cache")
+	if h.Get("Cache-Control") == "" { // a stream for a token is private already (see handle)
+		h.Set("Cache-Control", "no-cache")
+	}
 	h.Set("X-Accel-Buffering", "no") // proxies must pass each part on at once
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
