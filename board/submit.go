@@ -212,10 +212,22 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	if !(j.Score >= 0) { // NaN too, which Go callers can give
 		return rankd.Errorf(rankd.EINVALID, "judgement %s: negative score", j.ID)
 	}
+	rounded := score.Round(j.Score) == j.Score
 	for _, st := range j.SubtaskScores {
 		if !(st >= 0) {
 			return rankd.Errorf(rankd.EINVALID, "judgement %s: negative subtask score", j.ID)
 		}
+		rounded = rounded && score.Round(st) == st
+	}
+	if !rounded {
+		// Counted to the millionth, as totals are: float noise (0.30000000000000004) is not shown, and a
+		// millionth of a point less is none.
+		jr := *j
+		jr.Score, jr.SubtaskScores = score.Round(j.Score), make([]float64, len(j.SubtaskScores))
+		for k, st := range j.SubtaskScores {
+			jr.SubtaskScores[k] = score.Round(st)
+		}
+		j = &jr
 	}
 	jid, _ := idKey(j.ID)
 	if prev, _, _, ok := b.judgedSub(jid); ok && prev != skey {
