@@ -1,8 +1,10 @@
 package board_test
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/board"
@@ -217,6 +219,29 @@ func TestAdmitProblemScores(t *testing.T) {
 		err := b.Admit(&tt.ev)
 		if tt.message == "" && err != nil || tt.message != "" && (rankd.ErrorCode(err) != rankd.EINVALID || !strings.Contains(err.Error(), tt.message)) {
 			t.Errorf("max_score %g, subtasks %v: got %v, want %q", tt.ev.Problem.MaxScore, tt.ev.Problem.Subtasks, err, tt.message)
+		}
+	}
+}
+
+// CTF values and first-blood bonuses are bounded: a value of 2^63-1 overflowed into negative totals.
+func TestAdmitCTFPoints(t *testing.T) {
+	b := MustBoard(t, ctfSetup(nil, "t1"))
+	contest := func(bonus ...int64) rankd.Event {
+		return rankd.Event{Type: rankd.EventContest, ID: "c", Contest: &rankd.Contest{ID: "c", Rules: rankd.CTF,
+			Duration: 5 * time.Hour, FirstBlood: bonus}}
+	}
+	for _, tt := range []struct {
+		ev   rankd.Event
+		code string
+	}{
+		{ctfProblemEv("big", 9, board.MaxPoints, 0, 0, rankd.ValueStatic), ""},
+		{ctfProblemEv("huge", 9, board.MaxPoints+1, 0, 0, rankd.ValueStatic), rankd.EINVALID},
+		{ctfProblemEv("huge", 9, math.MaxInt64, 1, 1, rankd.ValueLinear), rankd.EINVALID},
+		{contest(board.MaxPoints, 5), ""},
+		{contest(math.MaxInt64, 5), rankd.EINVALID},
+	} {
+		if err := b.Admit(&tt.ev); rankd.ErrorCode(err) != tt.code {
+			t.Errorf("%s %s: got %v, want code %q", tt.ev.Type, tt.ev.ID, err, tt.code)
 		}
 	}
 }

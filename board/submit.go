@@ -313,7 +313,16 @@ func (b *Board) Admit(ev *rankd.Event) error {
 		if err := checkScores(ev.Problem); err != nil {
 			return err
 		}
+		if pr := ev.Problem; pr.Value > MaxPoints || pr.Minimum > MaxPoints {
+			return rankd.Errorf(rankd.EINVALID, "problem %s: value %d, minimum %d: at most %d points", pr.ID, pr.Value, pr.Minimum, int64(MaxPoints))
+		}
 		return checkDEFCON(ev.Problem)
+	case ev.Type == rankd.EventContest && ev.Contest != nil:
+		for i, bonus := range ev.Contest.FirstBlood {
+			if bonus > MaxPoints {
+				return rankd.Errorf(rankd.EINVALID, "contest %s: first blood bonus %d is %d: at most %d points", ev.Contest.ID, i+1, bonus, int64(MaxPoints))
+			}
+		}
 	case ev.Type == rankd.EventTeam && ev.Team != nil:
 		_, known := b.teamIdx[ev.Team.ID]
 		return admitID("team", ev.Team.ID, known)
@@ -495,6 +504,10 @@ func (b *Board) unjudge(id string) {
 		b.dropOlder(s, skey, jkey)
 	}
 }
+
+// MaxPoints bounds a CTF challenge's value and a first-blood bonus: a row's total of a thousand challenges
+// stays exact in JSON's numbers (2^53), far from int64's overflow (a value of 2^63-1 showed totals below 0).
+const MaxPoints = 1e12
 
 // checkScores refuses a problem's negative maximums, and a max_score other than the sum of its subtasks'
 // maximums: a judgement within the subtasks then scored above max_score, and one within max_score could not
