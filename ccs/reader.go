@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -176,11 +177,25 @@ func (r *Reader) readLine() ([]byte, error) {
 	return r.long, nil
 }
 
+// jsonCause returns the cause in a JSON parser's error, without the "cannot parse ...: " the parser puts
+// before it for every value that encloses the fault: kilobytes for a deeply nested line.
+func jsonCause(err error) string {
+	msg := err.Error()
+	for {
+		rest, ok := strings.CutPrefix(msg, "cannot parse ")
+		i := strings.Index(rest, ": ")
+		if !ok || i < 0 {
+			return msg
+		}
+		msg = rest[i+2:]
+	}
+}
+
 // parseLine turns one line into an event; skip reports a type rankd ignores.
 func (r *Reader) parseLine(line []byte) (ev rankd.Event, skip bool, err error) {
 	v, err := r.p.ParseBytes(line)
 	if err != nil {
-		return ev, false, r.errorf("bad JSON: %v", err)
+		return ev, false, r.errorf("bad JSON: %s", jsonCause(err))
 	}
 	env, err := v.Object()
 	if err != nil {

@@ -503,3 +503,13 @@ func TestReaderByteOrderMark(t *testing.T) {
 		t.Errorf("a byte order mark on line 2: got errors %v, want one", errs)
 	}
 }
+
+// A line nested too deep gets a message of one line: the parser named every enclosing value, 14 KB of
+// "cannot parse array value: " for 5,000 levels.
+func TestReaderDeepNestingMessage(t *testing.T) {
+	line := `{"type":"submissions","data":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "}\n"
+	_, err := ccs.NewReader(strings.NewReader(line)).Next()
+	if msg := rankd.ErrorMessage(err); !strings.Contains(msg, "too big depth") || len(msg) > 300 {
+		t.Errorf("got a message of %d bytes: %.300s; want one naming the depth, under 300 bytes", len(msg), msg)
+	}
+}
