@@ -70,7 +70,10 @@ func NewAuth(cfg Config, adminToken, judgeToken string, store rankd.TokenStore) 
 		if err := t.Validate(); err != nil {
 			return errors.New(rankd.ErrorMessage(err))
 		}
-		if t.Role != rankd.RoleTeam && (t.ContestID != "" || t.TeamID != "") {
+		switch {
+		case t.Role == rankd.RoleJudge && t.TeamID != "":
+			return errors.New("a judge token is not bound to a team (only to a contest)")
+		case t.Role != rankd.RoleTeam && t.Role != rankd.RoleJudge && (t.ContestID != "" || t.TeamID != ""):
 			return fmt.Errorf("a %s token is not bound to a contest or team", t.Role)
 		}
 		a.static = append(a.static, t)
@@ -120,6 +123,10 @@ func (a *Auth) identify(r *http.Request) (rankd.Token, error) {
 	}
 	if match == 1 {
 		found.Secret = ""
+		if found.Role == rankd.RoleJudge && found.ContestID != "" && r.PathValue("cid") != found.ContestID {
+			// A judge of one contest is the public anywhere else (withRole says whose it is).
+			found.Role = rankd.RolePublic
+		}
 		return found, nil
 	}
 	if a.store != nil {
@@ -159,8 +166,11 @@ func (s *Server) withRole(h handlerFunc, roles ...rankd.Role) handlerFunc {
 		if len(roles) > 1 {
 			need = "a judge or admin token"
 		}
-		if t == anonymous {
+		switch {
+		case t == anonymous:
 			return rankd.Errorf(rankd.EUNAUTHORIZED, "this needs %s", need)
+		case t.Role == rankd.RolePublic && t.ContestID != "":
+			return rankd.Errorf(rankd.EFORBIDDEN, "this needs %s: this token is a judge's of contest %q only", need, t.ContestID)
 		}
 		return rankd.Errorf(rankd.EFORBIDDEN, "this needs %s", need)
 	}
@@ -205,6 +215,8 @@ func (s *Server) viewFor(r *http.Request, contestID string) (rankd.View, error) 
 		return v, nil
 	case t == anonymous:
 		return rankd.View{}, rankd.Errorf(rankd.EUNAUTHORIZED, "view %s needs a token", q)
+	case t.Role == rankd.RolePublic && t.ContestID != "":
+		return rankd.View{}, rankd.Errorf(rankd.EFORBIDDEN, "this token may not see view %s: it is a judge's of contest %q only", q, t.ContestID)
 	}
 	return rankd.View{}, rankd.Errorf(rankd.EFORBIDDEN, "this token may not see view %s", q)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -104,6 +105,47 @@ func TestConfiguredTeamToken(t *testing.T) {
 	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "team-token-0123456789", nil, &sb)
 	if sb.View != "team:t2" {
 		t.Errorf("got view %q, want team:t2", sb.View)
+	}
+}
+
+// A judge token of the configuration bound to a contest is a judge of that contest only: an organiser running
+// several contests on one server gives each judge system its own. Elsewhere it is refused what needs a judge,
+// and reads as the public.
+func TestConfiguredJudgeTokenOfOneContest(t *testing.T) {
+	const judge = "judge-of-c1-0123456789"
+	cfg := rankdhttp.Config{Tokens: []rankdhttp.ConfigToken{{Token: judge, Role: "judge", Contest: "c1"}}}
+	e := MustOpenWith(t, options{config: cfg})
+	e.MustContest(t)
+	c2 := testContest()
+	c2["contest"].(map[string]any)["id"] = "c2"
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, c2, nil)
+	line := `{"type":"submissions","data":{"id":"x1","team_id":"t1","problem_id":"A","contest_time":"0:40:00"}}` + "\n"
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judge, line, nil)
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judge, nil, nil)
+	for _, tc := range []struct{ method, path string }{
+		{"POST", "/api/v1/contests/c2/events"},
+		{"GET", "/api/v1/contests/c2/scoreboard?view=jury"},
+		{"GET", "/api/contests/c2/event-feed?view=jury&stream=false"},
+	} {
+		if r := e.Do(t, tc.method, tc.path, judge, line); r.Status != http.StatusForbidden || !strings.Contains(string(r.Body), `contest \"c1\"`) {
+			t.Errorf("%s %s with c1's judge token: got %d %s, want 403 saying it is c1's", tc.method, tc.path, r.Status, r.Body)
+		}
+	}
+	var list []struct {
+		ID    string
+		Teams int
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests", judge, nil, &list)
+	var public []struct {
+		ID    string
+		Teams int
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests", "", nil, &public)
+	if !reflect.DeepEqual(list, public) {
+		t.Errorf("the contests for c1's judge token: got %+v, want the public's %+v", list, public)
+	}
+	if _, err := rankdhttp.NewAuth(rankdhttp.Config{Tokens: []rankdhttp.ConfigToken{{Token: "admin-of-c1-0123456789", Role: "admin", Contest: "c1"}}}, "", "", nil); err == nil {
+		t.Error("an admin token bound to a contest was accepted")
 	}
 }
 
