@@ -80,6 +80,15 @@ func ccsContestOf(c rankd.Contest) ccsContestJSON {
 	return cj
 }
 
+// ccsInformation says which version of the Contest API rankd serves: tools (a CDS, the resolver) ask it first.
+func (s *Server) ccsInformation(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]any{
+		"version":     "2023-06",
+		"version_url": "https://ccs-specs.icpc.io/2023-06/contest_api",
+		"provider":    map[string]string{"name": "rankd"},
+	})
+}
+
 func (s *Server) ccsContests(w http.ResponseWriter, r *http.Request) error {
 	out := []ccsContestJSON{}
 	for _, id := range s.Engine.ContestIDs() {

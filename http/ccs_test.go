@@ -20,6 +20,7 @@ func TestCCSEndpointsValidate(t *testing.T) {
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken,
 		`{"id":"t1","name":"Alpha","organization_id":"o1","group_ids":["g1"]}`, nil)
 	tests := []struct{ path, schema string }{
+		{"/api", "api_information.json"}, // the version a tool checks first
 		{"/api/contests", "contests.json"},
 		{"/api/contests/c1", "contest.json"},
 		{"/api/contests/c1/scoreboard", "scoreboard.json"},

@@ -199,6 +199,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/v1/contests/{cid}/awards", s.getAwards)
 	s.handle("GET /api/v1/contests/{cid}/history", s.getHistory)
 
+	s.handle("GET /api", s.ccsInformation)
 	s.handle("GET /api/contests", s.ccsContests)
 	s.handle("GET /api/contests/{cid}", s.ccsContest)
 	s.handle("GET /api/contests/{cid}/scoreboard", s.ccsScoreboard)
