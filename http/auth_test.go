@@ -233,5 +233,13 @@ func TestHiddenTeamsDoNotExistToThePublic(t *testing.T) {
 		if want := `unknown team "` + id + `"`; body.Message != want {
 			t.Errorf("team %s: got %q, want %q", id, body.Message, want)
 		}
+		// The CCS objects alike: the same message for a hidden one as for none.
+		e.MustDo(t, http.StatusNotFound, "GET", "/api/contests/c1/teams/"+id, "", nil, &body)
+		if want := `contest c1 has no team "` + id + `"`; body.Message != want {
+			t.Errorf("CCS team %s: got %q, want %q", id, body.Message, want)
+		}
 	}
+	e.MustDo(t, http.StatusNotFound, "GET", "/api/contests/c1/organizations/secret-org", "", nil, nil)
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/teams/t4?view=jury", adminToken, nil, nil)
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/organizations/secret-org?view=jury", adminToken, nil, nil)
 }

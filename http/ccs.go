@@ -1,7 +1,9 @@
 package http
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -373,3 +375,46 @@ func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error 
 		return out
 	})
 }
+
+// ccsOne serves one object of a CCS collection: the element of list's answer (as the request's view and
+// token see it) whose id is the path's {oid}; 404 when it has none, as for an object hidden from the view.
+func (s *Server) ccsOne(list handlerFunc, what string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		// The collection whole and plain: not compressed, and not 304 for the collection's ETag.
+		enc, match := r.Header.Get("Accept-Encoding"), r.Header.Get("If-None-Match")
+		r.Header.Del("Accept-Encoding")
+		r.Header.Del("If-None-Match")
+		rec := &recorder{header: http.Header{}}
+		err := list(rec, r)
+		r.Header.Set("Accept-Encoding", enc)
+		r.Header.Set("If-None-Match", match)
+		if err != nil {
+			return err
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(rec.body.Bytes(), &items); err != nil {
+			return fmt.Errorf("%s of contest %s: %w", what, r.PathValue("cid"), err)
+		}
+		oid := r.PathValue("oid")
+		for _, it := range items {
+			var head struct{ ID string }
+			if json.Unmarshal(it, &head) == nil && head.ID == oid {
+				if cc := rec.header.Get("Cache-Control"); cc != "" {
+					w.Header().Set("Cache-Control", cc)
+				}
+				return writeJSON(w, http.StatusOK, it)
+			}
+		}
+		return rankd.Errorf(rankd.ENOTFOUND, "contest %s has no %s %q", r.PathValue("cid"), what, oid)
+	}
+}
+
+// recorder keeps an answer in memory.
+type recorder struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (rc *recorder) Header() http.Header         { return rc.header }
+func (rc *recorder) Write(b []byte) (int, error) { return rc.body.Write(b) }
+func (rc *recorder) WriteHeader(int)             {}

@@ -31,6 +31,13 @@ func TestCCSEndpointsValidate(t *testing.T) {
 		{"/api/contests/c1/groups", "groups.json"},
 		{"/api/contests/c1/organizations", "organizations.json"},
 		{"/api/contests/c1/judgement-types", "judgement-types.json"},
+		// One object of each: a tool may ask for it alone.
+		{"/api/contests/c1/teams/t1", "team.json"},
+		{"/api/contests/c1/problems/A", "problem.json"},
+		{"/api/contests/c1/groups/g1", "group.json"},
+		{"/api/contests/c1/organizations/o1", "organization.json"},
+		{"/api/contests/c1/judgement-types/AC", "judgement-type.json"},
+		{"/api/contests/c1/awards/first-to-solve-A", "award.json"},
 	}
 	for _, tt := range tests {
 		v := ccstest.SchemaValidator(t, tt.schema)

@@ -211,6 +211,12 @@ func (s *Server) routes() {
 	s.handle("GET /api/contests/{cid}/organizations", s.ccsOrganizations)
 	s.handle("GET /api/contests/{cid}/judgement-types", s.ccsJudgementTypes)
 	s.handle("GET /api/contests/{cid}/event-feed", s.ccsEventFeed)
+	s.handle("GET /api/contests/{cid}/awards/{oid}", s.ccsOne(s.ccsAwards, "award"))
+	s.handle("GET /api/contests/{cid}/teams/{oid}", s.ccsOne(s.ccsTeams, "team"))
+	s.handle("GET /api/contests/{cid}/problems/{oid}", s.ccsOne(s.ccsProblems, "problem"))
+	s.handle("GET /api/contests/{cid}/groups/{oid}", s.ccsOne(s.ccsGroups, "group"))
+	s.handle("GET /api/contests/{cid}/organizations/{oid}", s.ccsOne(s.ccsOrganizations, "organization"))
+	s.handle("GET /api/contests/{cid}/judgement-types/{oid}", s.ccsOne(s.ccsJudgementTypes, "judgement type"))
 
 	s.webRoutes()
 
