@@ -829,6 +829,8 @@ func naiveICPC(f fataler, g *genLog, hideFrom time.Duration) []naiveRow {
 			delete(judgements, ev.ID)
 		case ev.Judgement != nil && ev.Judgement.TypeID != "":
 			judgements[ev.Judgement.ID] = *ev.Judgement // a later version replaces the earlier one
+		case ev.Judgement != nil:
+			delete(judgements, ev.Judgement.ID) // sent again without its verdict: it gives none
 		}
 	}
 	for _, j := range judgements {
@@ -997,18 +999,23 @@ func TestSequenceLeaksNothing(t *testing.T) {
 				}
 				a := newBoard(t, g)
 				never := newBoard(t, g) // never gets the frozen verdicts
-				// A judgement sent again may take a verdict from another submission: it is frozen only if
-				// the submission it judged (when there was one) is frozen too.
+				// A judgement sent again may take a verdict from another submission, or take its own back
+				// (sent without one): it is frozen only if the submission it judged (when there was one) is
+				// frozen too.
 				subTimes, judgedAt := map[string]time.Duration{}, map[string]time.Duration{}
 				for i := range g.entries {
 					e := &g.entries[i]
 					frozen := e.judgement && e.subTime >= hideFrom
 					if e.bad {
-					} else if j := e.ev.Judgement; j != nil && j.TypeID != "" {
+					} else if j := e.ev.Judgement; j != nil {
 						if at, ok := judgedAt[j.ID]; ok && at < hideFrom {
 							frozen = false
 						}
-						judgedAt[j.ID] = subTimes[j.SubmissionID]
+						if j.TypeID != "" {
+							judgedAt[j.ID] = subTimes[j.SubmissionID]
+						} else {
+							delete(judgedAt, j.ID)
+						}
 					} else if e.ev.Type == rankd.EventJudgement && e.ev.Delete {
 						delete(judgedAt, e.ev.ID)
 					} else if sub := e.ev.Submission; sub != nil {
