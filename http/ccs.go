@@ -143,8 +143,16 @@ func stateNow(c *rankd.Contest, st rankd.State, now time.Time) rankd.State {
 	switch ft := rankd.FreezeOf(c, st); {
 	case st.Frozen != nil:
 	case c.HidesUntilEnd():
-		if publicHides(c, st, now) {
-			st.Frozen = at(0) // its public board hides every verdict from the start until the end is recorded
+		// Its public board hides every verdict from the start until the end is recorded, and shows them all
+		// from then: frozen at the start, thawed at the end (frozen that went null said it never froze).
+		switch {
+		case publicHides(c, st, now):
+			st.Frozen = at(0)
+		case st.Ended != nil:
+			st.Frozen = at(0)
+			if st.Thawed == nil {
+				st.Thawed = st.Ended
+			}
 		}
 	case ft < c.Duration && now.Sub(start) >= ft:
 		st.Frozen = at(ft)

@@ -47,6 +47,11 @@ func TestHiddenUntilEndIsFrozen(t *testing.T) {
 		`{"type":"state","data":{"started":"`+contestStart.Format(time.RFC3339)+`","ended":"`+
 			contestStart.Add(4*time.Hour).Format(time.RFC3339)+`"}}`+"\n", nil)
 	check("ended", map[string]bool{"": false, "?view=team": false, "?view=jury": false})
+	var ended struct{ Frozen, Thawed *time.Time }
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &ended)
+	if ended.Frozen == nil || !ended.Frozen.Equal(contestStart) || ended.Thawed == nil || !ended.Thawed.Equal(contestStart.Add(4*time.Hour)) {
+		t.Errorf("the state once ended: got frozen %v, thawed %v; want the start and the recorded end (every verdict shown)", ended.Frozen, ended.Thawed)
+	}
 }
 
 // MustHiddenOIContest creates an OI contest hidden until its end, teams t1 and t3, and t1's 40 points on A.
