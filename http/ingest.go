@@ -202,9 +202,12 @@ func readBody(rd io.Reader, size int64) ([]byte, error) {
 		body, err = io.ReadAll(rd)
 	}
 	var mbe *http.MaxBytesError
+	var stalled *bodyStalled
 	switch {
 	case errors.As(err, &mbe):
 		return nil, tooLarge(mbe.Limit, 0)
+	case errors.As(err, &stalled):
+		return nil, rankd.Errorf(rankd.EINVALID, "%s", stalled.Error())
 	case err != nil:
 		return nil, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end")
 	}
@@ -362,6 +365,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		}
 		var lineErr *rankd.Error
 		var mbe *http.MaxBytesError
+		var stalled *bodyStalled
 		switch {
 		case err == nil && ev.Type == rankd.EventContest && !ev.Delete && ev.Contest != nil && ev.Contest.ID != contestID:
 			// Another contest's feed: none of it is this contest's, though its teams and submissions would fit.
@@ -369,6 +373,8 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		case err == nil, errors.As(err, &lineErr):
 		case errors.As(err, &mbe):
 			return ingestResponse{}, tooLarge(mbe.Limit, storedBefore(parts))
+		case errors.As(err, &stalled):
+			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "%s, after line %d%s", stalled.Error(), rd.Line(), mayBeStored(storedBefore(parts)))
 		default:
 			return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body could not be read to its end, after line %d", rd.Line())
 		}

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"rankd"
 )
@@ -348,5 +350,37 @@ func TestIngestCollectionWithToken(t *testing.T) {
 	}
 	for _, id := range []string{"t7", "t8", "t9"} {
 		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/"+id, "", nil, nil)
+	}
+}
+
+// A judge whose request body stalls is answered 400, saying so and after which line, on the NDJSON route as on
+// a JSON one (the timed-out read cancels the request, which answered 503 "gave up waiting for the commit").
+func TestIngestStalledBody(t *testing.T) {
+	e := MustOpenWith(t, options{bodyTimeout: 300 * time.Millisecond})
+	e.MustContest(t)
+	for _, tc := range []struct{ path, contentType, body, want string }{
+		{"/api/v1/contests/c1/events", "application/x-ndjson",
+			`{"type":"submissions","data":{"id":"x1","team_id":"t1","problem_id":"A","contest_time":"0:40:00"}}` + "\n",
+			"the request body stalled: it sent nothing for 300ms, after line 1"},
+		{"/api/v1/contests/c1/submissions", "application/json", `{"id":"x2","team_id":"t1",`, "the request body stalled"},
+	} {
+		pr, pw := io.Pipe()
+		go func() { _, _ = pw.Write([]byte(tc.body)) }() // and nothing more
+		req, err := http.NewRequest("POST", e.URL+tc.path, pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+judgeToken)
+		req.Header.Set("Content-Type", tc.contentType)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		pw.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s with a stalled body: got %d %s, want 400 saying %q", tc.path, resp.StatusCode, b, tc.want)
+		}
 	}
 }

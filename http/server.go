@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -88,8 +89,8 @@ type Server struct {
 	renders singleflight.Group
 	// writeTimeout is how long an answer may take to write (0: two minutes).
 	writeTimeout time.Duration
-	// bodyTimeout is how long a request's body may send nothing (0: a minute).
-	bodyTimeout time.Duration
+	// BodyTimeout is how long a request's body may send nothing (0: a minute).
+	BodyTimeout time.Duration
 	// snapshotsRendered counts the live streams' snapshots rendered (each shared by its version's clients).
 	snapshotsRendered prometheus.Counter
 	finals            finalCache
@@ -288,16 +289,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Connection", "close")
 	}
 	if r.ContentLength != 0 { // a body, of known length or chunked
-		r.Body = newIdleBody(w, r.Body, cmp.Or(s.bodyTimeout, time.Minute))
+		r.Body = newIdleBody(w, r.Body, cmp.Or(s.BodyTimeout, time.Minute))
 	}
 	s.mux.ServeHTTP(w, r)
 }
 
 // idleBody cuts a request's body that sends nothing for its timeout. Go's server reads, before answering, up
 // to 256 KB of a body its handler left unread, without a deadline: a header announcing a body that never
-// comes held the connection, and its file, for good, whoever sent it. The deadline moves with each read that
-// brings bytes, and goes at the body's end, where Go starts watching the connection for the client leaving
-// (a deadline then would cancel a request whose handler takes long, or a stream).
+// comes held the connection, and its file, for good, whoever sent it. Each read gets the timeout (the time a
+// handler spends between reads, waiting for a commit, is not the client's), and the deadline goes at the
+// body's end, where Go starts watching the connection for the client leaving (a deadline then would cancel a
+// request whose handler takes long, or a stream).
 type idleBody struct {
 	io.ReadCloser
 	rc      *http.ResponseController
@@ -311,18 +313,26 @@ func newIdleBody(w http.ResponseWriter, body io.ReadCloser, timeout time.Duratio
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
+	_ = b.rc.SetReadDeadline(time.Now().Add(b.timeout))
 	n, err := b.ReadCloser.Read(p)
 	var ne net.Error
 	switch {
 	case errors.Is(err, io.EOF):
 		_ = b.rc.SetReadDeadline(time.Time{})
 	case errors.As(err, &ne) && ne.Timeout():
-		// The deadline stays: Go's server reads what is left of the body before answering.
-		err = rankd.Errorf(rankd.EINVALID, "the request body stalled: it sent nothing for %s", b.timeout)
-	case err == nil && n > 0:
-		_ = b.rc.SetReadDeadline(time.Now().Add(b.timeout))
+		// The deadline stays: Go's server reads what is left of the body before answering. (It has cancelled
+		// the request's context too, as for any failed read.)
+		err = &bodyStalled{b.timeout}
 	}
 	return n, err
+}
+
+// bodyStalled is the error of a request body that sent nothing for timeout: the client's fault, answered
+// 400 (see Server.error, and ingestFeed for the lines before it).
+type bodyStalled struct{ timeout time.Duration }
+
+func (e *bodyStalled) Error() string {
+	return fmt.Sprintf("the request body stalled: it sent nothing for %s", e.timeout)
 }
 
 // Listen starts serving on addr in the background and returns the address it listens on.
@@ -414,8 +424,12 @@ type errorBody struct {
 // error writes err as JSON; internal errors are logged and shown as a generic message.
 func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	var stalled *bodyStalled
+	switch {
+	case errors.As(err, &mbe):
 		err = rankd.Errorf(rankd.ETOOLARGE, "the request body is larger than %d bytes", mbe.Limit)
+	case errors.As(err, &stalled):
+		err = rankd.Errorf(rankd.EINVALID, "%s", stalled.Error())
 	}
 	code := rankd.ErrorCode(err)
 	if code == rankd.EINTERNAL {

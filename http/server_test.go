@@ -56,6 +56,8 @@ type options struct {
 	maxStreams int
 	// heartbeat is the streams' heartbeat; 50 ms when zero.
 	heartbeat time.Duration
+	// bodyTimeout is how long a request body may send nothing; the server's default when zero.
+	bodyTimeout time.Duration
 }
 
 // MustOpenWith is MustOpen with options.
@@ -92,6 +94,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	s.Now = func() time.Time { return e.now }
 	s.MaxBody = 1 << 20
 	s.Heartbeat = cmp.Or(o.heartbeat, 50*time.Millisecond)
+	s.BodyTimeout = o.bodyTimeout
 	s.MaxStreams = o.maxStreams
 	s.StartPush(cmp.Or(o.tick, 5*time.Millisecond))
 	ts := httptest.NewServer(s)

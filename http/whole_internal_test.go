@@ -237,8 +237,23 @@ func TestIdleConnectionsShed(t *testing.T) {
 // thousand of them, sent without a token, took every file the process may open. A body that keeps coming, or a
 // handler that takes long after reading it, is not cut.
 func TestStalledBody(t *testing.T) {
-	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux(), bodyTimeout: 300 * time.Millisecond}
+	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux(), BodyTimeout: 300 * time.Millisecond}
 	s.mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("page")) })
+	s.mux.HandleFunc("POST /pause", func(w http.ResponseWriter, r *http.Request) {
+		// Reads a little, waits (for a commit, say) longer than the body timeout, then reads the rest, which
+		// the client sent long ago: the wait is the server's, not the client's.
+		first := make([]byte, 64<<10) // read past what the connection buffers
+		_, err := io.ReadFull(r.Body, first)
+		time.Sleep(600 * time.Millisecond)
+		if err == nil {
+			_, err = io.Copy(io.Discard, r.Body)
+		}
+		if err != nil {
+			s.error(w, r, err)
+			return
+		}
+		_, _ = w.Write([]byte("read"))
+	})
 	s.mux.HandleFunc("POST /body", func(w http.ResponseWriter, r *http.Request) {
 		body, _, err := requestBody(w, r, 1<<20)
 		if err == nil {
@@ -280,6 +295,14 @@ func TestStalledBody(t *testing.T) {
 			t.Errorf("%s with a stalled body: got %d %s, want 400 saying the body stalled", req, resp.StatusCode, b)
 		}
 	}
+	resp, err := http.Post("http://"+ln.Addr().String()+"/pause", "application/octet-stream", bytes.NewReader(make([]byte, 256<<10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "read" {
+		t.Errorf("a handler waiting twice the body timeout between reads: got %q, %v; want the body read", b, err)
+	}
+	resp.Body.Close()
 	pr, pw := io.Pipe()
 	go func() {
 		for range 6 { // 600 ms of body, never 300 ms without a byte
@@ -288,7 +311,7 @@ func TestStalledBody(t *testing.T) {
 		}
 		pw.Close()
 	}()
-	resp, err := http.Post("http://"+ln.Addr().String()+"/body", "application/x-ndjson", pr)
+	resp, err = http.Post("http://"+ln.Addr().String()+"/body", "application/x-ndjson", pr)
 	if err != nil {
 		t.Fatal(err)
 	}
