@@ -91,11 +91,7 @@ func (b *Board) applyContest(ev *rankd.Event) error {
 	if ev.Delete {
 		return rankd.Errorf(rankd.EINVALID, "contest: cannot delete the contest")
 	}
-	c := *ev.Contest
-	if c.NoExtension && b.hasRules && c.ID == b.contest.ID {
-		keepExtension(&c, &b.contest)
-	}
-	c.NoExtension = false
+	c := b.Redefined(*ev.Contest)
 	c.FirstBlood = slices.Clone(c.FirstBlood)
 	if err := c.Validate(); err != nil {
 		return err
@@ -114,6 +110,16 @@ func (b *Board) applyContest(ev *rankd.Event) error {
 		b.rebuild()
 	}
 	return nil
+}
+
+// Redefined returns contest definition c as the board takes it: one sent again without rankd's extension (a
+// CCS source's) keeps what the extension said (see keepExtension).
+func (b *Board) Redefined(c rankd.Contest) rankd.Contest {
+	if c.NoExtension && b.hasRules && c.ID == b.contest.ID {
+		keepExtension(&c, &b.contest)
+	}
+	c.NoExtension = false
+	return c
 }
 
 // keepExtension gives c, a contest defined again without rankd's extension, what only the extension says of

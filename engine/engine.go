@@ -780,6 +780,9 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 	c, st := b.Contest(), b.State()
 	if nc == nil {
 		nc = &c
+	} else {
+		redefined := b.Redefined(*nc) // a CCS source's contest keeps rankd's extension (hide_until_end)
+		nc = &redefined
 	}
 	if ns == nil {
 		ns = &st
@@ -805,8 +808,8 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", c.ID, ccs.FormatRelTime(from),
 			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
 	}
-	if !running {
-		return nil
+	if !running || c.HidesUntilEnd() {
+		return nil // hidden until its end, a contest shows nothing a later start could count early
 	}
 	// The start the change leaves: a definition's own when it moves it (PATCH records it as started too), else
 	// the state's. None (taken back) would leave no clock to tell the freeze by.

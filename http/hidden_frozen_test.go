@@ -88,6 +88,14 @@ func TestHiddenUntilEndCannotBeDropped(t *testing.T) {
 			t.Errorf("a judge's contest %v while running: got %d %s, want 409", ext, r.Status, r.Body)
 		}
 	}
+	// A CCS source knows nothing of rankd's extension: its contest keeps hiding, and a late start it reports
+	// (the contest began 3 minutes late) shows nothing either.
+	ccsContest := contest(nil)
+	delete(ccsContest, "rankd")
+	line, _ := json.Marshal(map[string]any{"type": "contest", "data": ccsContest})
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, string(line)+"\n", nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"state","data":{"started":"`+contestStart.Add(3*time.Minute).Format(time.RFC3339)+`"}}`+"\n", nil)
 	var page struct {
 		Frozen bool
 		Rows   []struct{ Score float64 }
