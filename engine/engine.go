@@ -825,12 +825,12 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 	return nil
 }
 
-// CheckThaw refuses a judge's state ns that thaws board b's contest while it runs frozen (at now): it would
-// show the public every hidden verdict at once. Lifting the freeze before the end is the admin's: POST
+// CheckThaw refuses a judge's state ns that thaws board b's contest while it runs frozen (at now), its end not
+// recorded by it or before: it would show the public every hidden verdict at once. Lifting the freeze before the end is the admin's: POST
 // .../thaw, or a state an admin's token relays (rankd follow, from a source that did).
 func CheckThaw(b *board.Board, ns *rankd.State, now time.Time) error {
-	if ns == nil || ns.Thawed == nil || b.State().Thawed != nil {
-		return nil
+	if ns == nil || ns.Thawed == nil || ns.Ended != nil || b.State().Thawed != nil {
+		return nil // a state that records the end thaws an ended contest (sent alone first, it is taken too)
 	}
 	if frozen, running := frozenNow(b, now); frozen && running {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q runs frozen: a judge's state that thaws it before its end "+

@@ -262,8 +262,8 @@ func tagOf(contestID string) string {
 }
 
 // Schedule files a finalization of a contest at its end, unless one for that end is filed already. A
-// contest whose end moved gets another job for the new end; the job for the old one, when it comes, waits
-// for the contest's end as it then is.
+// contest whose end moved gets another job for the new end, and the job still waiting for the old one is
+// cancelled.
 func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time) error {
 	res, err := s.jobs.Insert(ctx, args{ContestID: contestID, End: end.UTC()}, &river.InsertOpts{
 		ScheduledAt: end,

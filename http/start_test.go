@@ -145,6 +145,15 @@ func TestFrozenStateThawDuringContest(t *testing.T) {
 	if thawed(e) {
 		t.Errorf("after the judge's refused thaw: got thawed, want frozen")
 	}
+	// A source that ends the contest early reports the end, then the thaw: taken in one request as in two.
+	ended := fmt.Sprintf(`{"type":"state","data":{"started":%q,"ended":%q}}`, contestStart.Format(time.RFC3339),
+		contestStart.Add(4*time.Hour+20*time.Minute).Format(time.RFC3339))
+	endedThawed := strings.Replace(ended, `}}`, fmt.Sprintf(`,"thawed":%q}}`, contestStart.Add(4*time.Hour+25*time.Minute).Format(time.RFC3339)), 1)
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, ended+"\n"+endedThawed+"\n"); r.Status != http.StatusOK || !thawed(e) {
+		t.Errorf("a judge's end and thaw in one request: got %d %s, want 200 and thawed", r.Status, r.Body)
+	}
+	e = MustOpen(t)
+	e.MustContest(t)
 	e.now = contestStart.Add(6 * time.Hour)
 	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line); r.Status != http.StatusOK || !thawed(e) {
 		t.Errorf("the judge's state after the end: got %d %s, want 200 and thawed", r.Status, r.Body)
