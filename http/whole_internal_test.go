@@ -84,14 +84,9 @@ func TestPageInOneWrite(t *testing.T) {
 func TestLargeHeaderRefused(t *testing.T) {
 	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) {})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.serve(ln)
-	defer s.srv.Close()
+	addr := MustServe(t, s)
 	for _, tt := range []struct{ size, want int }{{4 << 10, http.StatusOK}, {100 << 10, http.StatusRequestHeaderFieldsTooLarge}} {
-		req, err := http.NewRequest("GET", "http://"+ln.Addr().String()+"/page", nil)
+		req, err := http.NewRequest("GET", "http://"+addr+"/page", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,13 +121,8 @@ func TestWriteTimeout(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("stored"))
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.serve(ln)
-	defer s.srv.Close()
-	url := "http://" + ln.Addr().String()
+	addr := MustServe(t, s)
+	url := "http://" + addr
 	if resp, err := http.Get(url + "/slow"); err == nil {
 		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -165,17 +155,12 @@ func TestWriteTimeout(t *testing.T) {
 func TestIdleConnectionsShed(t *testing.T) {
 	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux(), MaxConns: 4}
 	s.mux.HandleFunc("GET /page", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("page")) })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.serve(ln)
-	defer s.srv.Close()
+	addr := MustServe(t, s)
 	// get sends a request on its own connection, reads the answer and leaves the connection open; it
 	// returns the connection and whether the answer closes it.
 	get := func() (net.Conn, bool) {
 		t.Helper()
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,14 +255,9 @@ func TestStalledBody(t *testing.T) {
 		}
 		_, _ = w.Write([]byte("stored"))
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.serve(ln)
-	defer s.srv.Close()
+	addr := MustServe(t, s)
 	for _, req := range []string{"GET /page", "POST /body"} {
-		conn, err := net.Dial("tcp", ln.Addr().String())
+		conn, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -295,7 +275,7 @@ func TestStalledBody(t *testing.T) {
 			t.Errorf("%s with a stalled body: got %d %s, want 400 saying the body stalled", req, resp.StatusCode, b)
 		}
 	}
-	resp, err := http.Post("http://"+ln.Addr().String()+"/pause", "application/octet-stream", bytes.NewReader(make([]byte, 256<<10)))
+	resp, err := http.Post("http://"+addr+"/pause", "application/octet-stream", bytes.NewReader(make([]byte, 256<<10)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +291,7 @@ func TestStalledBody(t *testing.T) {
 		}
 		pw.Close()
 	}()
-	resp, err = http.Post("http://"+ln.Addr().String()+"/body", "application/x-ndjson", pr)
+	resp, err = http.Post("http://"+addr+"/body", "application/x-ndjson", pr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +300,16 @@ func TestStalledBody(t *testing.T) {
 	if err != nil || string(b) != "stored" {
 		t.Errorf("a body that keeps coming, then a handler that takes twice the body timeout: got %q, %v; want it answered", b, err)
 	}
+}
+
+// MustServe serves s on a loopback port until the test ends and returns its address.
+func MustServe(tb testing.TB, s *Server) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.serve(ln)
+	tb.Cleanup(func() { s.srv.Close() })
+	return ln.Addr().String()
 }
