@@ -808,14 +808,23 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 			"scoreboard_freeze_duration to %s (POST .../thaw lifts it)", c.ID, ccs.FormatRelTime(from),
 			ccs.FormatRelTime(to), ccs.FormatRelTime(nc.Duration-from))
 	}
-	if !running || c.HidesUntilEnd() {
-		return nil // hidden until its end, a contest shows nothing a later start could count early
+	if !running {
+		return nil
 	}
 	// The start the change leaves: a definition's own when it moves it (PATCH records it as started too), else
 	// the state's. None (taken back) would leave no clock to tell the freeze by.
 	start, next := b.Start(), rankd.StartOf(&c, *ns)
 	if !nc.Start.Equal(c.Start) {
 		next = nc.Start
+	}
+	if c.HidesUntilEnd() {
+		// Hidden until its end, a contest shows nothing a later start could count early (a late start its
+		// source reports); but one taken back, or moved past now, would no longer be running, hidden.
+		if next.IsZero() || next.After(now) {
+			return rankd.Errorf(rankd.ECONFLICT, "contest %q hides every result until its end (hide_until_end): while it "+
+				"runs, its start cannot be taken back or moved past now", c.ID)
+		}
+		return nil
 	}
 	if next.IsZero() || next.Add(to).After(start.Add(from)) {
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q: the public board is frozen (since %s from its start), and this "+
@@ -825,17 +834,20 @@ func CheckFreeze(b *board.Board, nc *rankd.Contest, ns *rankd.State, now time.Ti
 	return nil
 }
 
-// CheckThaw refuses a judge's state ns that thaws board b's contest while it runs frozen (at now), its end not
-// recorded by it or before: it would show the public every hidden verdict at once. Lifting the freeze before the end is the admin's: POST
-// .../thaw, or a state an admin's token relays (rankd follow, from a source that did).
+// CheckThaw refuses a judge's state ns that thaws board b's contest before its end (at now): it would show the
+// public every verdict the freeze hides, or hid (a thaw before the freeze leaves none), at once. The end is
+// the clock's, or one recorded, by the board's state or by ns itself (not after now). Lifting the freeze before
+// the end is the admin's: POST .../thaw, or a state an admin's token relays (rankd follow, from a source that
+// did).
 func CheckThaw(b *board.Board, ns *rankd.State, now time.Time) error {
-	if ns == nil || ns.Thawed == nil || ns.Ended != nil || b.State().Thawed != nil {
-		return nil // a state that records the end thaws an ended contest (sent alone first, it is taken too)
+	c, st := b.Contest(), b.State()
+	if ns == nil || ns.Thawed == nil || st.Thawed != nil || st.Ended != nil || ns.Ended != nil && !ns.Ended.After(now) {
+		return nil
 	}
-	if frozen, running := frozenNow(b, now); frozen && running {
-		return rankd.Errorf(rankd.ECONFLICT, "contest %q runs frozen: a judge's state that thaws it before its end "+
-			"would show the public every hidden verdict at once; lifting the freeze during the contest is the "+
-			"admin's (POST .../thaw)", b.Contest().ID)
+	if start := b.Start(); start.IsZero() || now.Before(start.Add(c.Duration)) {
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q has not ended: a judge's state that thaws it before its end "+
+			"would show the public every verdict its freeze hides, at once; lifting the freeze during the contest "+
+			"is the admin's (POST .../thaw)", c.ID)
 	}
 	return nil
 }

@@ -96,6 +96,19 @@ func TestHiddenUntilEndCannotBeDropped(t *testing.T) {
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, string(line)+"\n", nil)
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		`{"type":"state","data":{"started":"`+contestStart.Add(3*time.Minute).Format(time.RFC3339)+`"}}`+"\n", nil)
+	// But a start moved past now or taken back would stop it running, hidden; and a judge's thaw is refused.
+	noStart := contest(map[string]any{"rules": "oi", "hide_until_end": true})
+	noStart["start_time"] = nil
+	noStartLine, _ := json.Marshal(map[string]any{"type": "contest", "data": noStart})
+	for _, line := range []string{
+		`{"type":"state","data":{"started":"` + e.now.Add(time.Hour).Format(time.RFC3339) + `"}}`,
+		string(noStartLine),
+		`{"type":"state","data":{"started":"` + contestStart.Format(time.RFC3339) + `","thawed":"` + e.now.Format(time.RFC3339) + `"}}`,
+	} {
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line+"\n"); r.Status != http.StatusConflict {
+			t.Errorf("a judge's %s while running: got %d %s, want 409", line, r.Status, r.Body)
+		}
+	}
 	var page struct {
 		Frozen bool
 		Rows   []struct{ Score float64 }

@@ -145,6 +145,16 @@ func TestFrozenStateThawDuringContest(t *testing.T) {
 	if thawed(e) {
 		t.Errorf("after the judge's refused thaw: got thawed, want frozen")
 	}
+	// Nor before the freeze (the thaw would keep the freeze from ever hiding anything), nor with an end to come.
+	for _, st := range []string{
+		fmt.Sprintf(`{"type":"state","data":{"started":%q,"thawed":%q}}`, contestStart.Format(time.RFC3339), contestStart.Add(time.Hour).Format(time.RFC3339)),
+		fmt.Sprintf(`{"type":"state","data":{"started":%q,"ended":%q,"thawed":%q}}`, contestStart.Format(time.RFC3339),
+			contestStart.Add(7*time.Hour).Format(time.RFC3339), contestStart.Add(4*time.Hour+30*time.Minute).Format(time.RFC3339)),
+	} {
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, st+"\n"); r.Status != http.StatusConflict {
+			t.Errorf("a judge's state %s: got %d %s, want 409", st, r.Status, r.Body)
+		}
+	}
 	// A source that ends the contest early reports the end, then the thaw: taken in one request as in two.
 	ended := fmt.Sprintf(`{"type":"state","data":{"started":%q,"ended":%q}}`, contestStart.Format(time.RFC3339),
 		contestStart.Add(4*time.Hour+20*time.Minute).Format(time.RFC3339))
