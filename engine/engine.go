@@ -1017,7 +1017,15 @@ func Entry(ev rankd.Event) (rankd.LogEntry, error) {
 	ev.Token = token
 	// The digest only tells a repeat from a new version of the same object: 64 bits make a mistake
 	// unthinkable, and xxhash costs a tenth of a cryptographic digest.
-	return rankd.LogEntry{Event: ev.Clone(), Data: line, Hash: strconv.FormatUint(xxhash.Sum64(line), 16), Token: token}, nil
+	e := rankd.LogEntry{Event: ev.Clone(), Data: line, Hash: strconv.FormatUint(xxhash.Sum64(line), 16), Token: token}
+	if token != "" && !ev.Delete && (ev.Type == rankd.EventSubmission || ev.Type == rankd.EventJudgement) {
+		del, err := ccs.AppendEvent(nil, rankd.Event{Type: ev.Type, ID: ev.ID, Delete: true})
+		if err != nil {
+			return rankd.LogEntry{}, err
+		}
+		e.Recreates = strconv.FormatUint(xxhash.Sum64(bytes.TrimSuffix(del, []byte{'\n'})), 16)
+	}
+	return e, nil
 }
 
 // holdsNUL reports whether a JSON text holds the escape of a NUL character, \u0000 (not a backslash

@@ -298,14 +298,14 @@ func (a *appendCall) decide(accept func(i int) error) error {
 			}
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
-		// (rankd.EventType.MovesForward): for others A, B, A are three versions, a second A after them is not.
-		// Under a token the log lacks, it is a CCS feed's next line, made on purpose.
+		// (rankd.EventType.MovesForward), unless it re-creates its object (rankd.LogEntry.Recreates): for
+		// others A, B, A are three versions, a second A after them is not.
 		v := a.objects[key]
 		if v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
 			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
 			continue
 		}
-		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && e.Token == "" {
+		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && !(e.Recreates != "" && v.hash == e.Recreates) {
 			a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 			continue
 		}

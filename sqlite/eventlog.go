@@ -202,8 +202,8 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			tTaken = taken
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
-		// (rankd.EventType.MovesForward): for others A, B, A are three versions, a second A after them is not.
-		// Under a token the log lacks, it is a CCS feed's next line, made on purpose.
+		// (rankd.EventType.MovesForward), unless it re-creates its object (rankd.LogEntry.Recreates): for
+		// others A, B, A are three versions, a second A after them is not.
 		ok := keyOf(oh)
 		j, found, taken := objects.get(ok, on)
 		h := a.hash(i)
@@ -214,7 +214,8 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 				a.results[i] = rankd.AppendResult{Pos: o.pos, Duplicate: true}
 				continue
 			}
-			if pos, ok := a.x.earlierVersion(e.Event.Type, e.Event.ID, h); e.Hash != "" && e.Token == "" && ok {
+			pos, ok := a.x.earlierVersion(e.Event.Type, e.Event.ID, h)
+			if e.Hash != "" && ok && !(e.Recreates != "" && objects.sameHash(&o.hash, string(appendHash(nil, e.Recreates)))) {
 				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 				continue
 			}

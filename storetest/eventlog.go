@@ -163,28 +163,29 @@ func testAppend(t *testing.T, s Store) {
 			},
 		},
 		{
-			// A CCS feed gives each line its own token: an earlier version under a new token is the feed's own
-			// next line (rankd's public feed deletes a hidden team's submissions and sends them again as they
-			// were when it is shown), not a retry, which would carry the token it had.
-			name: "an earlier version under a new token is a new line of the feed",
+			// A feed sends again, under a new token, an object it deleted (rankd's public feed, for a team
+			// hidden and shown again): a re-creation, stored. Another earlier version stays a repeat, token or
+			// not: a feed read again whose repeated line was a duplicate (its token not kept) must not set the
+			// object back.
+			name: "an earlier version re-creating a deleted object",
 			calls: []call{
 				{entries: []rankd.LogEntry{WithToken(Submission("s1", "t1", "A", 60e9), "f1"),
-					WithToken(Delete(rankd.EventSubmission, "s1"), "f2"), WithToken(Submission("s1", "t1", "A", 60e9), "f3")},
+					WithToken(Delete(rankd.EventSubmission, "s1"), "f2"), Recreating(WithToken(Submission("s1", "t1", "A", 60e9), "f3"))},
 					want: []rankd.AppendResult{stored(1), stored(2), stored(3)}},
 				{entries: []rankd.LogEntry{WithToken(judgement("j1", "A"), "f4"), WithToken(judgement("j1", "B"), "f5"),
-					WithToken(judgement("j1", "A"), "f6")},
-					want: []rankd.AppendResult{stored(4), stored(5), stored(6)}},
+					Recreating(WithToken(judgement("j1", "A"), "f6"))},
+					want: []rankd.AppendResult{stored(4), stored(5), dup(4)}},
 				// The feed read again: its tokens are repeats; without a token an earlier version still is.
 				{entries: []rankd.LogEntry{WithToken(Submission("s1", "t1", "A", 60e9), "f1"),
 					WithToken(Delete(rankd.EventSubmission, "s1"), "f2"), WithToken(judgement("j1", "B"), "f5"),
-					judgement("j1", "C"), judgement("j1", "A"), judgement("j1", "B")},
-					want: []rankd.AppendResult{dup(1), dup(2), dup(5), stored(7), dup(4), dup(5)}},
+					Recreating(WithToken(judgement("j1", "A"), "f6")), judgement("j1", "C"), judgement("j1", "A")},
+					want: []rankd.AppendResult{dup(1), dup(2), dup(5), dup(4), stored(6), dup(4)}},
 			},
 			wantLog: []string{
 				string(Submission("s1", "t1", "A", 60e9).Data),
 				string(Delete(rankd.EventSubmission, "s1").Data),
 				string(Submission("s1", "t1", "A", 60e9).Data),
-				"A", "B", "A", "C",
+				"A", "B", "C",
 			},
 		},
 		{

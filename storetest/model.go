@@ -67,10 +67,11 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 			results = append(results, rankd.AppendResult{Pos: v.Pos, Duplicate: true})
 			continue
 		}
-		// Submissions and judgements only move forward: any earlier version is a repeat too, unless a new
-		// token says it is a feed's next line.
+		// Submissions and judgements only move forward: any earlier version is a repeat too, unless it
+		// re-creates its object, deleted last.
 		forward := e.Event.Type.MovesForward()
-		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && e.Token == "" && pos > 0 {
+		recreates := e.Recreates != "" && latest[key].Hash == e.Recreates
+		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && !recreates && pos > 0 {
 			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
 			continue
 		}
@@ -189,6 +190,9 @@ func randomEntry(rng *rand.Rand) rankd.LogEntry {
 	}
 	if rng.IntN(2) == 0 {
 		e = WithToken(e, fmt.Sprint("tok", rng.IntN(2000)))
+		if t := e.Event.Type; !e.Event.Delete && (t == rankd.EventSubmission || t == rankd.EventJudgement) {
+			e = Recreating(e) // as the engine marks it
+		}
 	}
 	return e
 }

@@ -92,6 +92,13 @@ func Delete(typ rankd.EventType, id string) rankd.LogEntry {
 	return e
 }
 
+// Recreating returns e marked with the hash of its object's deletion (see rankd.LogEntry.Recreates), as the
+// engine marks an entry with a token.
+func Recreating(e rankd.LogEntry) rankd.LogEntry {
+	e.Recreates = Delete(e.Event.Type, e.Event.ID).Hash
+	return e
+}
+
 // WithToken returns e with token t.
 func WithToken(e rankd.LogEntry, t string) rankd.LogEntry {
 	e.Token = t

@@ -108,6 +108,18 @@ func TestImport(t *testing.T) {
 	}
 }
 
+// wf47's feed repeats versions of judgements (the same line under two tokens) before changing them again:
+// imported a second time, nothing is new, and no judgement goes back to an older version (a repeated line's
+// token is not kept, and it once came back as a re-creation).
+func TestImportTwiceWF47(t *testing.T) {
+	p := StartRankd(t, t.TempDir())
+	args := []string{"import", "--server", p.URL, "--token", testAdminToken, "--feed", feed(t, "wf47"), "--restart"}
+	MustRun(t, args...)
+	if _, accepted, _, rejected := importCounts(t, MustRun(t, args...)); accepted != 0 || rejected != 0 {
+		t.Errorf("import again: got %d accepted, %d rejected; want 0, 0", accepted, rejected)
+	}
+}
+
 // An import resumed against a server that no longer has what it acknowledged (restored from an older backup,
 // or a new one at the same address) sends the whole feed again rather than leave a gap.
 func TestImportResumeOnAForgetfulServer(t *testing.T) {
