@@ -305,7 +305,7 @@ func (a *appendCall) decide(accept func(i int) error) error {
 			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
 			continue
 		}
-		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && !(e.Recreates != "" && v.hash == e.Recreates) {
+		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && (e.Recreates == "" || v.hash != e.Recreates) {
 			a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 			continue
 		}

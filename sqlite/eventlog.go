@@ -215,7 +215,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 				continue
 			}
 			pos, ok := a.x.earlierVersion(e.Event.Type, e.Event.ID, h)
-			if e.Hash != "" && ok && !(e.Recreates != "" && objects.sameHash(&o.hash, string(appendHash(nil, e.Recreates)))) {
+			if e.Hash != "" && ok && (e.Recreates == "" || !objects.sameHash(&o.hash, string(appendHash(nil, e.Recreates)))) {
 				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 				continue
 			}
