@@ -22,10 +22,11 @@ type LogEntry struct {
 	Hash string
 	// Token is the sender's id of this event, when it gave one (a CCS event token); unique per contest.
 	Token string
-	// Recreates is the Hash the deletion of the entry's object would have, set on an entry with a Token:
-	// when its object's latest version is that deletion, the entry is stored though it repeats an earlier
-	// version (a feed sending again what it deleted, as rankd's public feed does for a team shown again).
-	Recreates string
+	// Deletion is the Hash of the deletion of the entry's object, set on an entry with a Token: an entry that
+	// moves its object between deleted and live (the latest version is that deletion and the entry is not, or
+	// the reverse) is stored though it repeats an earlier version, as a feed sends again what it deleted
+	// (rankd's public feed, for a team hidden and shown again) or deletes it again.
+	Deletion string
 	// Stored is when the entry was stored, by the store's clock; Append ignores the value it is given.
 	Stored time.Time
 }
@@ -37,8 +38,8 @@ type AppendResult struct {
 	Pos int64
 	// Duplicate reports that the entry was already in the log: its token was, with the same object (Event.Type
 	// and Event.ID), or the latest version of its object has the same Hash, or, for an object that only moves
-	// forward (see EventType.MovesForward), any earlier version has, unless the entry re-creates its object
-	// (see LogEntry.Recreates). Nothing was stored.
+	// forward (see EventType.MovesForward), any earlier version has, unless the entry deletes or re-creates its
+	// object (see LogEntry.Deletion). Nothing was stored.
 	Duplicate bool
 	// Err is why the entry was refused (the accept function's error, or TokenTaken); nothing was stored.
 	Err error

@@ -1018,12 +1018,16 @@ func Entry(ev rankd.Event) (rankd.LogEntry, error) {
 	// The digest only tells a repeat from a new version of the same object: 64 bits make a mistake
 	// unthinkable, and xxhash costs a tenth of a cryptographic digest.
 	e := rankd.LogEntry{Event: ev.Clone(), Data: line, Hash: strconv.FormatUint(xxhash.Sum64(line), 16), Token: token}
-	if token != "" && !ev.Delete && (ev.Type == rankd.EventSubmission || ev.Type == rankd.EventJudgement) {
+	switch {
+	case token == "" || ev.Type != rankd.EventSubmission && ev.Type != rankd.EventJudgement:
+	case ev.Delete:
+		e.Deletion = e.Hash
+	default:
 		del, err := ccs.AppendEvent(nil, rankd.Event{Type: ev.Type, ID: ev.ID, Delete: true})
 		if err != nil {
 			return rankd.LogEntry{}, err
 		}
-		e.Recreates = strconv.FormatUint(xxhash.Sum64(bytes.TrimSuffix(del, []byte{'\n'})), 16)
+		e.Deletion = strconv.FormatUint(xxhash.Sum64(bytes.TrimSuffix(del, []byte{'\n'})), 16)
 	}
 	return e, nil
 }

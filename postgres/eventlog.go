@@ -298,14 +298,14 @@ func (a *appendCall) decide(accept func(i int) error) error {
 			}
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
-		// (rankd.EventType.MovesForward), unless it re-creates its object (rankd.LogEntry.Recreates): for
-		// others A, B, A are three versions, a second A after them is not.
+		// (rankd.EventType.MovesForward), unless it deletes or re-creates its object (rankd.LogEntry.Deletion):
+		// for others A, B, A are three versions, a second A after them is not.
 		v := a.objects[key]
 		if v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
 			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
 			continue
 		}
-		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && (e.Recreates == "" || v.hash != e.Recreates) {
+		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && (e.Deletion == "" || (e.Hash == e.Deletion) == (v.hash == e.Deletion)) {
 			a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 			continue
 		}

@@ -202,8 +202,8 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			tTaken = taken
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
-		// (rankd.EventType.MovesForward), unless it re-creates its object (rankd.LogEntry.Recreates): for
-		// others A, B, A are three versions, a second A after them is not.
+		// (rankd.EventType.MovesForward), unless it deletes or re-creates its object (rankd.LogEntry.Deletion):
+		// for others A, B, A are three versions, a second A after them is not.
 		ok := keyOf(oh)
 		j, found, taken := objects.get(ok, on)
 		h := a.hash(i)
@@ -215,7 +215,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 				continue
 			}
 			pos, ok := a.x.earlierVersion(e.Event.Type, e.Event.ID, h)
-			if e.Hash != "" && ok && (e.Recreates == "" || !objects.sameHash(&o.hash, string(appendHash(nil, e.Recreates)))) {
+			if e.Hash != "" && ok && (e.Deletion == "" || (e.Hash == e.Deletion) == objects.sameHash(&o.hash, string(appendHash(nil, e.Deletion)))) {
 				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
 				continue
 			}

@@ -164,28 +164,33 @@ func testAppend(t *testing.T, s Store) {
 		},
 		{
 			// A feed sends again, under a new token, an object it deleted (rankd's public feed, for a team
-			// hidden and shown again): a re-creation, stored. Another earlier version stays a repeat, token or
-			// not: a feed read again whose repeated line was a duplicate (its token not kept) must not set the
-			// object back.
-			name: "an earlier version re-creating a deleted object",
+			// hidden and shown again), or deletes it again: stored. Another earlier version stays a repeat, token
+			// or not: a feed read again whose repeated line was a duplicate (its token not kept) must not set
+			// the object back. Entries are marked as the engine marks them.
+			name: "an earlier version deleting or re-creating an object",
 			calls: []call{
-				{entries: []rankd.LogEntry{WithToken(Submission("s1", "t1", "A", 60e9), "f1"),
-					WithToken(Delete(rankd.EventSubmission, "s1"), "f2"), Recreating(WithToken(Submission("s1", "t1", "A", 60e9), "f3"))},
+				{entries: []rankd.LogEntry{Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f1")),
+					Marked(WithToken(Delete(rankd.EventSubmission, "s1"), "f2")), Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f3"))},
 					want: []rankd.AppendResult{stored(1), stored(2), stored(3)}},
-				{entries: []rankd.LogEntry{WithToken(judgement("j1", "A"), "f4"), WithToken(judgement("j1", "B"), "f5"),
-					Recreating(WithToken(judgement("j1", "A"), "f6"))},
+				{entries: []rankd.LogEntry{Marked(WithToken(judgement("j1", "A"), "f4")), Marked(WithToken(judgement("j1", "B"), "f5")),
+					Marked(WithToken(judgement("j1", "A"), "f6"))},
 					want: []rankd.AppendResult{stored(4), stored(5), dup(4)}},
+				{entries: []rankd.LogEntry{Marked(WithToken(Delete(rankd.EventSubmission, "s1"), "f7"))},
+					want: []rankd.AppendResult{stored(6)}},
 				// The feed read again: its tokens are repeats; without a token an earlier version still is.
-				{entries: []rankd.LogEntry{WithToken(Submission("s1", "t1", "A", 60e9), "f1"),
-					WithToken(Delete(rankd.EventSubmission, "s1"), "f2"), WithToken(judgement("j1", "B"), "f5"),
-					Recreating(WithToken(judgement("j1", "A"), "f6")), judgement("j1", "C"), judgement("j1", "A")},
-					want: []rankd.AppendResult{dup(1), dup(2), dup(5), dup(4), stored(6), dup(4)}},
+				{entries: []rankd.LogEntry{Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f1")),
+					Marked(WithToken(Delete(rankd.EventSubmission, "s1"), "f2")), Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f3")),
+					Marked(WithToken(Delete(rankd.EventSubmission, "s1"), "f7")), Marked(WithToken(judgement("j1", "B"), "f5")),
+					Marked(WithToken(judgement("j1", "A"), "f6")), judgement("j1", "C"), judgement("j1", "A")},
+					want: []rankd.AppendResult{dup(1), dup(2), dup(3), dup(6), dup(5), dup(4), stored(7), dup(4)}},
 			},
 			wantLog: []string{
 				string(Submission("s1", "t1", "A", 60e9).Data),
 				string(Delete(rankd.EventSubmission, "s1").Data),
 				string(Submission("s1", "t1", "A", 60e9).Data),
-				"A", "B", "C",
+				"A", "B",
+				string(Delete(rankd.EventSubmission, "s1").Data),
+				"C",
 			},
 		},
 		{

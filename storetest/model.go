@@ -68,10 +68,10 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 			continue
 		}
 		// Submissions and judgements only move forward: any earlier version is a repeat too, unless it
-		// re-creates its object, deleted last.
+		// deletes or re-creates its object.
 		forward := e.Event.Type.MovesForward()
-		recreates := e.Recreates != "" && latest[key].Hash == e.Recreates
-		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && !recreates && pos > 0 {
+		flips := e.Deletion != "" && (e.Hash == e.Deletion) != (latest[key].Hash == e.Deletion)
+		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && !flips && pos > 0 {
 			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
 			continue
 		}
@@ -190,8 +190,8 @@ func randomEntry(rng *rand.Rand) rankd.LogEntry {
 	}
 	if rng.IntN(2) == 0 {
 		e = WithToken(e, fmt.Sprint("tok", rng.IntN(2000)))
-		if t := e.Event.Type; !e.Event.Delete && (t == rankd.EventSubmission || t == rankd.EventJudgement) {
-			e = Recreating(e) // as the engine marks it
+		if t := e.Event.Type; t == rankd.EventSubmission || t == rankd.EventJudgement {
+			e = Marked(e) // as the engine marks it
 		}
 	}
 	return e

@@ -92,10 +92,10 @@ func Delete(typ rankd.EventType, id string) rankd.LogEntry {
 	return e
 }
 
-// Recreating returns e marked with the hash of its object's deletion (see rankd.LogEntry.Recreates), as the
-// engine marks an entry with a token.
-func Recreating(e rankd.LogEntry) rankd.LogEntry {
-	e.Recreates = Delete(e.Event.Type, e.Event.ID).Hash
+// Marked returns e marked with the hash of its object's deletion (see rankd.LogEntry.Deletion), as the engine
+// marks a submission or judgement with a token.
+func Marked(e rankd.LogEntry) rankd.LogEntry {
+	e.Deletion = Delete(e.Event.Type, e.Event.ID).Hash
 	return e
 }
 
