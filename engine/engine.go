@@ -1023,7 +1023,8 @@ func Entry(ev rankd.Event) (rankd.LogEntry, error) {
 	case ev.Delete:
 		e.Deletion = e.Hash
 	default:
-		del, err := ccs.AppendEvent(nil, rankd.Event{Type: ev.Type, ID: ev.ID, Delete: true})
+		// In the line's spare room (Data ends before it): no allocation for a line hashed and dropped.
+		del, err := ccs.AppendEvent(line[len(line):], rankd.Event{Type: ev.Type, ID: ev.ID, Delete: true})
 		if err != nil {
 			return rankd.LogEntry{}, err
 		}
