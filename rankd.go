@@ -139,6 +139,13 @@ const DefaultPenaltyTime = 20 * time.Minute
 // or IOI contest with HideUntilEnd.
 func (c *Contest) HidesUntilEnd() bool { return c.HideUntilEnd && (c.Rules == OI || c.Rules == IOI) }
 
+// HidingAt reports whether contest c, hidden until its end (HidesUntilEnd), hides every result at now: from
+// its start (StartOf, with state st) until its end is recorded, unless thawed.
+func (c *Contest) HidingAt(st State, now time.Time) bool {
+	start := StartOf(c, st)
+	return c.HidesUntilEnd() && st.Thawed == nil && st.Ended == nil && !start.IsZero() && !now.Before(start)
+}
+
 // FreezeTime returns the contest time from which the public board is frozen: Duration-FreezeDuration, or
 // Duration when there is no freeze (submissions at or after the end never count anyway).
 func (c *Contest) FreezeTime() time.Duration {

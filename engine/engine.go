@@ -862,7 +862,7 @@ func frozenNow(b *board.Board, now time.Time) (frozen, running bool) {
 	start := b.Start()
 	running = st.Ended == nil && !start.IsZero() && now.Before(start.Add(c.Duration))
 	if c.HidesUntilEnd() {
-		return st.Thawed == nil && st.Ended == nil && !start.IsZero() && !now.Before(start), running
+		return c.HidingAt(st, now), running
 	}
 	begun := st.Finalized != nil || st.Ended != nil || start.IsZero() && hiding != nil ||
 		!start.IsZero() && now.Sub(start) >= rankd.FreezeOf(&c, st)

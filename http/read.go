@@ -260,8 +260,7 @@ func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, v rankd.View) bool 
 // others while frozen.
 func publicHides(c *rankd.Contest, st rankd.State, now time.Time) bool {
 	if c.HidesUntilEnd() {
-		start := rankd.StartOf(c, st)
-		return st.Thawed == nil && st.Ended == nil && !start.IsZero() && !now.Before(start)
+		return c.HidingAt(st, now)
 	}
 	return publicFrozen(c, st, now)
 }
