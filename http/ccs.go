@@ -388,15 +388,14 @@ func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error 
 // token see it) whose id is the path's {oid}; 404 when it has none, as for an object hidden from the view.
 func (s *Server) ccsOne(list handlerFunc, what string) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		// The collection whole and plain: not compressed, and not 304 for the collection's ETag.
-		enc, match := r.Header.Get("Accept-Encoding"), r.Header.Get("If-None-Match")
-		r.Header.Del("Accept-Encoding")
-		r.Header.Del("If-None-Match")
+		// The collection whole and plain: not compressed, and not 304 for the collection's ETag. (A shallow copy
+		// keeps the path's values.)
+		whole := r.WithContext(r.Context())
+		whole.Header = r.Header.Clone()
+		whole.Header.Del("Accept-Encoding")
+		whole.Header.Del("If-None-Match")
 		rec := &recorder{header: http.Header{}}
-		err := list(rec, r)
-		r.Header.Set("Accept-Encoding", enc)
-		r.Header.Set("If-None-Match", match)
-		if err != nil {
+		if err := list(rec, whole); err != nil {
 			return err
 		}
 		var items []json.RawMessage
