@@ -95,7 +95,7 @@ func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, ta
 		return nil, fail(ctx, "append", err)
 	}
 	rankd.Decided(ctx)
-	if len(a.keep) == 0 {
+	if len(a.keep) == 0 && len(a.aliases) == 0 {
 		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
 	}
 	if err := a.store(); err != nil {
@@ -137,6 +137,7 @@ type appendCall struct {
 	// replaced by the call: the position of each by object and hash
 	earlier map[earlierKey]int64
 	keep    []int // the entries to store, in order
+	aliases []int // the duplicate entries whose tokens, new to the log, are to be stored (see duplicate)
 	after   int64 // the caller's position: the entries after it are read into tail; < 0: none
 	tail    []rankd.LogEntry
 	// exclusive says that the store holds the lock of HoldExclusive, in server process pid; lookup sets held
@@ -196,8 +197,10 @@ func (a *appendCall) lookup() error {
 		return err
 	})
 	if len(tokens) > 0 {
-		b.Queue(`SELECT token, pos, type, object_id FROM events
-			WHERE contest = (SELECT key FROM contests WHERE id = $1) AND token = ANY($2::text[])`,
+		b.Queue(`WITH c (key) AS (SELECT key FROM contests WHERE id = $1)
+			SELECT token, pos, type, object_id FROM events WHERE contest = (SELECT key FROM c) AND token = ANY($2::text[])
+			UNION ALL
+			SELECT token, pos, type, object_id FROM token_aliases WHERE contest = (SELECT key FROM c) AND token = ANY($2::text[])`,
 			a.contestID, tokens).Query(func(rows pgx.Rows) error {
 			var token string
 			var use tokenUse
@@ -302,11 +305,11 @@ func (a *appendCall) decide(accept func(i int) error) error {
 		// for others A, B, A are three versions, a second A after them is not.
 		v := a.objects[key]
 		if v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
-			a.results[i] = rankd.AppendResult{Pos: v.pos, Duplicate: true}
+			a.duplicate(i, v.pos)
 			continue
 		}
 		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && (e.Deletion == "" || (e.Hash == e.Deletion) == (v.hash == e.Deletion)) {
-			a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+			a.duplicate(i, pos)
 			continue
 		}
 		if accept != nil {
@@ -336,11 +339,36 @@ func (a *appendCall) decide(accept func(i int) error) error {
 	return nil
 }
 
-// store writes the entries kept, the submissions list's changes and the log's new end.
+// duplicate answers entry i as a repeat of the event at pos. A token new to the log becomes another name of
+// that event, stored with the call.
+func (a *appendCall) duplicate(i int, pos int64) {
+	a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+	e := &a.entries[i]
+	if e.Token == "" {
+		return
+	}
+	a.tokens[e.Token] = tokenUse{pos: pos, object: objectKey{e.Event.Type, e.Event.ID}}
+	a.aliases = append(a.aliases, i)
+}
+
+// store writes the entries kept, the submissions list's changes, the log's new end and the aliases.
 func (a *appendCall) store() error {
 	n := len(a.keep)
 	last := a.base + int64(n)
 	var b pgx.Batch
+	if len(a.aliases) > 0 {
+		tokens, positions, types, ids := make([]string, len(a.aliases)), make([]int64, len(a.aliases)), make([]int16, len(a.aliases)), make([]string, len(a.aliases))
+		for j, i := range a.aliases {
+			e := &a.entries[i]
+			tokens[j], positions[j], types[j], ids[j] = e.Token, a.results[i].Pos, int16(e.Event.Type), e.Event.ID
+		}
+		b.Queue(`INSERT INTO token_aliases (contest, token, pos, type, object_id)
+			SELECT $1, u.token, u.pos, u.type, u.object_id FROM unnest($2::text[], $3::bigint[], $4::smallint[], $5::text[])
+				AS u (token, pos, type, object_id)`, a.key, tokens, positions, types, ids)
+	}
+	if n == 0 {
+		return a.tx.SendBatch(a.ctx, &b).Close()
+	}
 	if n >= copyMin {
 		if _, err := a.tx.CopyFrom(a.ctx, pgx.Identifier{"events"},
 			[]string{"contest", "pos", "type", "object_id", "token", "hash", "data", "stored_at"},

@@ -38,7 +38,7 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 		a.undo()
 		return nil, fail(ctx, "append", err)
 	}
-	if a.segments == 0 {
+	if a.segments == 0 && len(a.aliases) == 0 {
 		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
 	}
 	// Commit is what makes the entries durable (synchronous=FULL): only now are they acknowledged.
@@ -71,9 +71,19 @@ type appendCall struct {
 	arenas   [2]arenaMark // the sizes of the arenas of objects and tokens before the call's changes (once marked)
 	marked   bool
 	changes  []change // the changes the call made to objects
-	tokens   int      // the number of entries the call added to the tokens table (tokens, versions)
+	tokens   int      // the number of entries the call added to the tokens table (tokens, versions, aliases)
 	segments int      // the segments stored
 	bytes    int      // their size
+	aliases  []alias  // the tokens of duplicate entries new to the log, to store
+}
+
+// alias is the token of an entry that repeats the event at pos, of object typ and id: another name of that
+// event (see rankd.AppendResult.Duplicate).
+type alias struct {
+	token string
+	pos   int64
+	typ   rankd.EventType
+	id    string
 }
 
 // change is a change the call made to the index's objects: entry i's position and hash before, or its
@@ -127,10 +137,27 @@ func (a *appendCall) run(accept func(i int) error) error {
 		return err
 	}
 	rankd.Decided(a.ctx)
+	if err := a.storeAliases(); err != nil {
+		return err
+	}
 	if len(keep) == 0 {
 		return nil
 	}
 	return a.store(keep, unixNano(a.db.now()))
+}
+
+// storeAliases stores the call's aliases.
+func (a *appendCall) storeAliases() error {
+	if len(a.aliases) == 0 {
+		return nil
+	}
+	insert := a.tx.StmtContext(a.ctx, a.db.stmts.insertAlias)
+	for _, al := range a.aliases {
+		if _, err := insert.ExecContext(a.ctx, a.x.key, al.token, al.pos, int64(al.typ), al.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lock takes the index of the contest with this key.
@@ -211,12 +238,12 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 		if found {
 			o = objects.at(j)
 			if e.Hash != "" && objects.sameHash(&o.hash, h) {
-				a.results[i] = rankd.AppendResult{Pos: o.pos, Duplicate: true}
+				a.duplicate(i, o.pos, tn, tk, tTaken, oh)
 				continue
 			}
 			pos, ok := a.x.earlierVersion(e.Event.Type, e.Event.ID, h)
 			if e.Hash != "" && ok && (e.Deletion == "" || (e.Hash == e.Deletion) == objects.sameHash(&o.hash, string(appendHash(nil, e.Deletion)))) {
-				a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+				a.duplicate(i, pos, tn, tk, tTaken, oh)
 				continue
 			}
 		}
@@ -254,6 +281,20 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 		keep = append(keep, i)
 	}
 	return keep, nil
+}
+
+// duplicate answers entry i as a repeat of the event at pos, whose object's nameHash is oh. A token new to
+// the log (tn, of key tk, taken as tokens.get said) becomes another name of that event, kept in the tokens
+// and stored with the call.
+func (a *appendCall) duplicate(i int, pos int64, tn name, tk uint64, taken bool, oh uint64) {
+	a.results[i] = rankd.AppendResult{Pos: pos, Duplicate: true}
+	e := &a.entries[i]
+	if e.Token == "" {
+		return
+	}
+	a.x.tokens.add(tk, tn, taken, pos, ownerDigest(oh))
+	a.tokens++
+	a.aliases = append(a.aliases, alias{token: e.Token, pos: pos, typ: e.Event.Type, id: e.Event.ID})
 }
 
 // undo takes back the changes the call made to the index, last first.

@@ -81,8 +81,42 @@ const (
 )
 
 // catchUp adds to a part of x the segments of the log after position after (where the part is), read
-// through q.
+// through q, and to the log part the token aliases it lacks.
 func (x *index) catchUp(ctx context.Context, q querier, part int, after int64) error {
+	if err := x.catchUpSegments(ctx, q, part, after); err != nil {
+		return err
+	}
+	if part != logPart {
+		return nil
+	}
+	return x.readAliases(ctx, q)
+}
+
+// readAliases adds to the tokens the aliases of the log (see Append) that they lack. There are few: a
+// feed's lines sent again under new tokens.
+func (x *index) readAliases(ctx context.Context, q querier) error {
+	rows, err := q.QueryContext(ctx, `SELECT token, pos, type, object_id FROM token_aliases WHERE contest = ?`, x.key)
+	if err != nil {
+		return err
+	}
+	defer closeRows(rows)
+	for rows.Next() {
+		var token, id string
+		var pos, typ int64
+		if err := rows.Scan(&token, &pos, &typ, &id); err != nil {
+			return err
+		}
+		n := name{0, token}
+		k := key(n)
+		if _, found, taken := x.tokens.get(k, n); !found {
+			x.tokens.add(k, n, taken, pos, ownerDigest(nameHash(name{uint8(typ), id})))
+		}
+	}
+	return rows.Err()
+}
+
+// catchUpSegments adds to a part of x the segments of the log after position after.
+func (x *index) catchUpSegments(ctx context.Context, q querier, part int, after int64) error {
 	rows, err := q.QueryContext(ctx, `SELECT first_pos, count, keys FROM segments
 		WHERE contest = ? AND first_pos > ? ORDER BY first_pos`, x.key, after)
 	if err != nil {

@@ -122,6 +122,8 @@ func TestReopen(t *testing.T) {
 		storetest.Entry(rankd.EventJudgement, "j1", "j1 v1"),
 	}
 	storetest.MustAppend(t, db, "c1", entries...)
+	// A repeat under a new token: the token names the judgement's event from then on.
+	storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j1", "j1 v1"), "tok2"))
 	if err := db.SaveCheckpoint(ctx, "c1", rankd.Checkpoint{Pos: 2, Data: []byte("board")}); err != nil {
 		t.Fatalf("SaveCheckpoint: %v", err)
 	}
@@ -168,10 +170,11 @@ func TestReopen(t *testing.T) {
 	if !slices.Equal(res, want) {
 		t.Errorf("Append after reopening: got %+v, want %+v", res, want)
 	}
-	// The index, read back from the log, knows which object each token came with.
-	res = storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j9", "other"), "tok1"))
-	if !errors.Is(res[0].Err, rankd.ErrTokenTaken) {
-		t.Errorf("tok1 with another object after reopening: got %+v, want the token taken", res[0])
+	// The index, read back from the log and the aliases, knows which object each token came with.
+	res = storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j9", "other"), "tok1"),
+		storetest.WithToken(storetest.Entry(rankd.EventJudgement, "j9", "other"), "tok2"))
+	if !errors.Is(res[0].Err, rankd.ErrTokenTaken) || !errors.Is(res[1].Err, rankd.ErrTokenTaken) {
+		t.Errorf("tok1 and tok2 with another object after reopening: got %+v, want the tokens taken", res)
 	}
 	if log := storetest.MustReplay(t, db, "c1", 2); len(log) != 1 || !log[0].Stored.Equal(at.Add(time.Hour)) {
 		t.Errorf("entry appended after reopening: got %+v, want stored at %v", log, at.Add(time.Hour))
@@ -208,7 +211,7 @@ func TestMigrations(t *testing.T) {
 	if len(want) == 0 || !slices.Equal(got, want) {
 		t.Errorf("applied migrations: got %v, want %v", got, want)
 	}
-	for _, table := range []string{"contests", "segments", "checkpoints", "tokens"} {
+	for _, table := range []string{"contests", "segments", "checkpoints", "tokens", "token_aliases"} {
 		var n int
 		if err := raw.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = ?`, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s: got %d, %v; want it there", table, n, err)

@@ -13,6 +13,7 @@ type stmts struct {
 	contest       *sql.Stmt // contestQuery
 	insertContest *sql.Stmt // (id, created_at)
 	insertSegment *sql.Stmt // (contest, first_pos, count, stored_at, keys, data)
+	insertAlias   *sql.Stmt // (contest, token, pos, type, object_id)
 }
 
 // prepare prepares the statements on db.
@@ -25,6 +26,9 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 		{&s.insertContest, `INSERT INTO contests (id, created_at) VALUES (?, ?)`},
 		{&s.insertSegment, `INSERT INTO segments (contest, first_pos, count, stored_at, keys, data)
 			VALUES (?, ?, ?, ?, ?, ?)`},
+		// An alias whose commit failed, yet happened, is in the table but not in the index: given again, it
+		// is already there.
+		{&s.insertAlias, `INSERT OR IGNORE INTO token_aliases (contest, token, pos, type, object_id) VALUES (?, ?, ?, ?, ?)`},
 	} {
 		st, err := db.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -38,7 +42,7 @@ func (s *stmts) prepare(ctx context.Context, db *sql.DB) error {
 // close closes the prepared statements.
 func (s *stmts) close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.contest, s.insertContest, s.insertSegment} {
+	for _, st := range []*sql.Stmt{s.contest, s.insertContest, s.insertSegment, s.insertAlias} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

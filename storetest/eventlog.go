@@ -81,10 +81,29 @@ func testAppend(t *testing.T, s Store) {
 			calls: []call{
 				{entries: []rankd.LogEntry{WithToken(judgement("j1", "a"), "t1")}, want: []rankd.AppendResult{stored(1)}},
 				{entries: []rankd.LogEntry{WithToken(judgement("j1", "a"), "t2")}, want: []rankd.AppendResult{dup(1)}},
-				// The duplicate's token was not recorded.
-				{entries: []rankd.LogEntry{WithToken(judgement("j2", "b"), "t2")}, want: []rankd.AppendResult{stored(2)}},
+				// The duplicate's token names the event it repeats, from then on: in the same call too.
+				{entries: []rankd.LogEntry{WithToken(judgement("j1", "a"), "t3"), WithToken(judgement("j1", "b"), "t3"),
+					WithToken(judgement("j2", "b"), "t3")}, want: []rankd.AppendResult{dup(1), dup(1), taken}},
+				{entries: []rankd.LogEntry{WithToken(judgement("j1", "b"), "t2"), WithToken(judgement("j2", "b"), "t2")},
+					want: []rankd.AppendResult{dup(1), taken}},
 			},
-			wantLog: []string{"a", "b"},
+			wantLog: []string{"a"},
+		},
+		{
+			// A feed that sent a line twice, under two tokens, and then deleted its object, read again from its
+			// start: the second line is a repeat, not a re-creation of what the log deleted since.
+			name: "a repeat's token after its object is deleted",
+			calls: []call{
+				{entries: []rankd.LogEntry{Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f1")),
+					Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f2"))}, want: []rankd.AppendResult{stored(1), dup(1)}},
+				{entries: []rankd.LogEntry{Marked(WithToken(Delete(rankd.EventSubmission, "s1"), "f3"))},
+					want: []rankd.AppendResult{stored(2)}},
+				{entries: []rankd.LogEntry{Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f1")),
+					Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f2")),
+					Marked(WithToken(Delete(rankd.EventSubmission, "s1"), "f3"))},
+					want: []rankd.AppendResult{dup(1), dup(1), dup(2)}},
+			},
+			wantLog: []string{string(Submission("s1", "t1", "A", 60e9).Data), string(Delete(rankd.EventSubmission, "s1").Data)},
 		},
 		{
 			name: "A, B, A are three versions of a problem; only a repeat of the latest is a duplicate",
@@ -165,8 +184,7 @@ func testAppend(t *testing.T, s Store) {
 		{
 			// A feed sends again, under a new token, an object it deleted (rankd's public feed, for a team
 			// hidden and shown again), or deletes it again: stored. Another earlier version stays a repeat, token
-			// or not: a feed read again whose repeated line was a duplicate (its token not kept) must not set
-			// the object back. Entries are marked as the engine marks them.
+			// or not: a feed read again must not set the object back. Entries are marked as the engine marks them.
 			name: "an earlier version deleting or re-creating an object",
 			calls: []call{
 				{entries: []rankd.LogEntry{Marked(WithToken(Submission("s1", "t1", "A", 60e9), "f1")),

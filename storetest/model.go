@@ -63,8 +63,15 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 			}
 			continue
 		}
+		// A repeat's token, new to the log, names the event it repeats from then on.
+		repeat := func(pos int64) {
+			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
+			if e.Token != "" {
+				tokens[e.Token] = pos
+			}
+		}
 		if v, ok := latest[key]; ok && e.Hash != "" && v.Hash == e.Hash {
-			results = append(results, rankd.AppendResult{Pos: v.Pos, Duplicate: true})
+			repeat(v.Pos)
 			continue
 		}
 		// Submissions and judgements only move forward: any earlier version is a repeat too, unless it
@@ -72,7 +79,7 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 		forward := e.Event.Type.MovesForward()
 		flips := e.Deletion != "" && (e.Hash == e.Deletion) != (latest[key].Hash == e.Deletion)
 		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && !flips && pos > 0 {
-			results = append(results, rankd.AppendResult{Pos: pos, Duplicate: true})
+			repeat(pos)
 			continue
 		}
 		accepted = append(accepted, i)

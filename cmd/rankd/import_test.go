@@ -3,9 +3,12 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,6 +120,56 @@ func TestImportTwiceWF47(t *testing.T) {
 	MustRun(t, args...)
 	if _, accepted, _, rejected := importCounts(t, MustRun(t, args...)); accepted != 0 || rejected != 0 {
 		t.Errorf("import again: got %d accepted, %d rejected; want 0, 0", accepted, rejected)
+	}
+}
+
+// A feed that sends a submission twice, under two tokens, and then deletes it, imported a second time from
+// its start: the second line repeats the first (its token names that event), it does not bring back what the
+// feed deleted.
+func TestImportTwiceRepeatThenDelete(t *testing.T) {
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+	sub := regexp.MustCompile(`^\{"type":"submissions","id":"1457",.*"token":"cdi211"\}\n$`)
+	var extra []byte
+	for _, l := range lines {
+		if sub.Match(l) {
+			extra = append(bytes.Replace(l, []byte(`"cdi211"`), []byte(`"again-1457"`), 1),
+				`{"type":"submissions","id":"1457","data":null,"token":"gone-1457"}`+"\n"...)
+		}
+	}
+	if extra == nil {
+		t.Fatal("submission 1457 not found in the feed")
+	}
+	last := len(lines) - 1
+	path := filepath.Join(t.TempDir(), "feed.ndjson")
+	body := slices.Concat(bytes.Join(lines[:last], nil), extra, lines[last])
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := StartRankd(t, t.TempDir())
+	args := []string{"import", "--server", p.URL, "--token", testAdminToken, "--feed", path, "--restart"}
+	for _, name := range []string{"import", "import again"} {
+		out := MustRun(t, args...)
+		if _, accepted, _, rejected := importCounts(t, out); rejected != 0 || name == "import again" && accepted != 0 {
+			t.Errorf("%s: got %d accepted, %d rejected; want none rejected, and none accepted the second time", name, accepted, rejected)
+		}
+		req, err := http.NewRequest("GET", p.URL+"/api/v1/contests/euc2025/submissions?view=jury&team=28", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+testAdminToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(got, []byte(`"id"`)) || bytes.Contains(got, []byte(`"1457"`)) {
+			t.Errorf("team 28's submissions after the %s: got %d %s, want 200, its others without submission 1457", name, resp.StatusCode, got)
+		}
 	}
 }
 
