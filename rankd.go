@@ -335,6 +335,20 @@ func (st State) WithFreeze(c *Contest) State {
 	return st
 }
 
+// KeepingThaw returns st, the state that replaces old, with old's thaw (and end) when st leaves it out: once
+// the public has seen every result, a state that says nothing of the thaw (a CCS that finalizes a contest an
+// organiser thawed by hand on rankd) does not freeze the public board again.
+func (st State) KeepingThaw(old State) State {
+	if old.Thawed == nil || st.Thawed != nil {
+		return st
+	}
+	st.Thawed = old.Thawed
+	if st.Ended == nil {
+		st.Ended = old.Ended
+	}
+	return st
+}
+
 // Revealed reports whether the public board shows the final standings (thawed or finalized).
 func (s State) Revealed() bool { return s.Thawed != nil || s.Finalized != nil }
 

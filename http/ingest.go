@@ -394,6 +394,10 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 		default:
 			if nc, ns, ok := freezeChange(&ev); ok {
 				err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
+					if ev.Type == rankd.EventState && !ev.Delete {
+						st := ev.State.KeepingThaw(b.State())
+						ev.State, ns = &st, &st
+					}
 					if err := engine.CheckFreeze(b, nc, ns, s.Now()); err != nil || admin {
 						return err
 					}
