@@ -46,9 +46,17 @@ func LoadConfig(path string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return c, fmt.Errorf("config %s: the file is empty: want a JSON object such as {\"tokens\": []}", path)
+	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			line, col := lineColumn(data, syntax.Offset)
+			return c, fmt.Errorf("config %s: line %d, column %d: %w", path, line, col, err)
+		}
 		return c, fmt.Errorf("config %s: %w", path, err)
 	}
 	// Anything after the object (a second one pasted in, a stray character) would be ignored, its tokens
@@ -59,13 +67,32 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
+// lineColumn returns the line and column (from 1) of the byte at offset in data, or just before it (a
+// json.SyntaxError's offset is past the byte that made it).
+func lineColumn(data []byte, offset int64) (line, col int) {
+	before := data[:max(min(offset, int64(len(data)))-1, 0)]
+	line = 1 + strings.Count(string(before), "\n")
+	return line, len(before) - strings.LastIndexByte(string(before), '\n')
+}
+
 // NewAuth returns the authority of the tokens of cfg, the admin and judge tokens given (from the environment;
 // "" for none) and the tokens of store.
 func NewAuth(cfg Config, adminToken, judgeToken string, store rankd.TokenStore) (*Auth, error) {
 	a := &Auth{store: store}
-	add := func(t rankd.Token) error {
+	var from []string // where each static token comes from, for messages
+	add := func(t rankd.Token, where string) error {
 		if len(t.Secret) < MinTokenLength {
 			return fmt.Errorf("%s tokens must have at least %d characters", t.Role, MinTokenLength)
+		}
+		if strings.IndexFunc(t.Secret, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+			// A client's Authorization header loses a space at the end: such a token would never match.
+			return errors.New("a token has no spaces or control characters")
+		}
+		for i, o := range a.static {
+			if o.Secret == t.Secret {
+				// Only the first would count: the other's holder would get its rights, or lose them.
+				return fmt.Errorf("the same secret as %s: give each token a secret of its own", from[i])
+			}
 		}
 		if err := t.Validate(); err != nil {
 			return errors.New(rankd.ErrorMessage(err))
@@ -76,23 +103,25 @@ func NewAuth(cfg Config, adminToken, judgeToken string, store rankd.TokenStore) 
 		case t.Role != rankd.RoleTeam && t.Role != rankd.RoleJudge && (t.ContestID != "" || t.TeamID != ""):
 			return fmt.Errorf("a %s token is not bound to a contest or team", t.Role)
 		}
-		a.static = append(a.static, t)
+		a.static, from = append(a.static, t), append(from, where)
 		return nil
 	}
 	for i, ct := range cfg.Tokens {
 		t := rankd.Token{Secret: ct.Token, Role: rankd.Role(ct.Role), ContestID: ct.Contest, TeamID: ct.Team, Name: ct.Name}
-		if err := add(t); err != nil {
-			return nil, fmt.Errorf("config token %d: %w", i+1, err)
+		where := fmt.Sprintf("config token %d", i+1)
+		if err := add(t, where); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
 		}
 	}
-	if adminToken != "" {
-		if err := add(rankd.Token{Secret: adminToken, Role: rankd.RoleAdmin, Name: "RANKD_ADMIN_TOKEN"}); err != nil {
-			return nil, fmt.Errorf("RANKD_ADMIN_TOKEN: %w", err)
+	for _, env := range []struct {
+		secret, name string
+		role         rankd.Role
+	}{{adminToken, "RANKD_ADMIN_TOKEN", rankd.RoleAdmin}, {judgeToken, "RANKD_JUDGE_TOKEN", rankd.RoleJudge}} {
+		if env.secret == "" {
+			continue
 		}
-	}
-	if judgeToken != "" {
-		if err := add(rankd.Token{Secret: judgeToken, Role: rankd.RoleJudge, Name: "RANKD_JUDGE_TOKEN"}); err != nil {
-			return nil, fmt.Errorf("RANKD_JUDGE_TOKEN: %w", err)
+		if err := add(rankd.Token{Secret: env.secret, Role: env.role, Name: env.name}, env.name); err != nil {
+			return nil, fmt.Errorf("%s: %w", env.name, err)
 		}
 	}
 	return a, nil

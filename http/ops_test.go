@@ -72,6 +72,11 @@ func TestConfigTokens(t *testing.T) {
 		{"admin bound", `{"tokens":[{"token":"0123456789abcdef","role":"admin","team":"t1"}]}`, "not bound"},
 		{"unknown field", `{"tokens":[],"tokenz":[]}`, "unknown field"},
 		{"not JSON", `tokens: []`, "invalid character"},
+		{"syntax error, where", "{\"tokens\":[\n  {\"token\":\"0123456789abcdef\",}\n]}", "line 2, column"},
+		{"empty", ``, "empty"},
+		{"the same secret twice", `{"tokens":[{"token":"0123456789abcdef","role":"admin"},{"token":"0123456789abcdef","role":"judge"}]}`, "config token 2: the same secret as config token 1"},
+		{"a space at the end", `{"tokens":[{"token":"0123456789abcdef ","role":"judge"}]}`, "no spaces"},
+		{"a control character", `{"tokens":[{"token":"0123456789abcdef\t","role":"judge"}]}`, "no spaces"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +98,14 @@ func TestConfigTokens(t *testing.T) {
 	}
 	if _, err := rankdhttp.NewAuth(rankdhttp.Config{}, "short", "", nil); err == nil {
 		t.Error("a short RANKD_ADMIN_TOKEN was accepted")
+	}
+	// The admin's secret given to a judge too: whichever came first, one of them would lose its rights.
+	cfg := rankdhttp.Config{Tokens: []rankdhttp.ConfigToken{{Token: "admin-token-0123456789", Role: "judge"}}}
+	if _, err := rankdhttp.NewAuth(cfg, "admin-token-0123456789", "", nil); err == nil || !strings.Contains(err.Error(), "RANKD_ADMIN_TOKEN: the same secret as config token 1") {
+		t.Errorf("RANKD_ADMIN_TOKEN the secret of a configured judge: got %v, want refused", err)
+	}
+	if _, err := rankdhttp.NewAuth(rankdhttp.Config{}, "admin-token-0123456789", "admin-token-0123456789", nil); err == nil {
+		t.Error("RANKD_JUDGE_TOKEN the same as RANKD_ADMIN_TOKEN: accepted")
 	}
 }
 
