@@ -378,7 +378,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.srv == nil {
 		return nil
 	}
-	return s.srv.Shutdown(ctx)
+	err := s.srv.Shutdown(ctx)
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return err
+	}
+	// A request still running when ctx ends (a judge uploading slowly) is cut: it was not answered, so its
+	// client sends it again, and the shutdown goes on with what it must do (commit, checkpoint).
+	s.Logger.Warn("requests still running at shutdown were cut; their clients send them again")
+	return s.srv.Close()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {

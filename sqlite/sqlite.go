@@ -104,7 +104,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 	db := &DB{path: filepath.Join(abs, FileName), now: time.Now, indexes: make(map[string]*index)}
-	if err := checkWritable(db.path); err != nil {
+	if err := CheckWritable(db.path); err != nil {
 		return nil, err
 	}
 	for _, o := range opts {
@@ -163,9 +163,10 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 	return db, nil
 }
 
-// checkWritable refuses a database whose files exist but cannot be written: SQLite would open it read-only
-// without a word, the server would say it is ready, and every event would fail to be stored.
-func checkWritable(path string) error {
+// CheckWritable refuses a database whose files exist but cannot be written: SQLite would open it read-only
+// without a word, the server would say it is ready, and every event would fail to be stored (or every
+// finalization job, for the jobs' file).
+func CheckWritable(path string) error {
 	for _, name := range []string{path, path + "-wal", path + "-shm"} {
 		f, err := os.OpenFile(name, os.O_RDWR, 0)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -19,11 +19,18 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := SignalContext()
 	defer stop()
 	code := NewMain().Exit(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// SignalContext returns a context cancelled by the signals that stop rankd gracefully: Ctrl-C, SIGTERM, and
+// SIGHUP (a closed terminal, or an operator used to reloading a daemon so: rankd reads its configuration only
+// at start-up), which would otherwise kill it without its shutdown.
+func SignalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
 // Exit runs the command named by args[0] as Run does, reports a failure on Stderr, and returns the exit
@@ -40,7 +47,8 @@ func (m *Main) Exit(ctx context.Context, args []string) int {
 		fmt.Fprintln(m.Stderr, "rankd: interrupted")
 		return 130
 	}
-	fmt.Fprintln(m.Stderr, "rankd:", err)
+	// One line, as operators and scripts expect, however many failures it joins.
+	fmt.Fprintln(m.Stderr, "rankd:", strings.ReplaceAll(err.Error(), "\n", "; "))
 	return 1
 }
 

@@ -245,7 +245,11 @@ func (s *Server) openFinalizer(ctx context.Context) (*finalize.Service, error) {
 	if db, ok := s.store.(*postgres.DB); ok {
 		return finalize.NewPostgres(ctx, db.Pool(), cfg)
 	}
-	return finalize.OpenSQLite(ctx, filepath.Join(s.DataDir, "jobs.db"), cfg)
+	path := filepath.Join(s.DataDir, "jobs.db")
+	if err := sqlite.CheckWritable(path); err != nil {
+		return nil, fmt.Errorf("finalization jobs: %w", err)
+	}
+	return finalize.OpenSQLite(ctx, path, cfg)
 }
 
 // ScheduleEvery is how often the server files the finalization of each contest at its end, as it then is:
@@ -469,7 +473,7 @@ func (s *Server) unlockDataDir() error {
 func (s *Server) serveDebug() error {
 	ln, err := net.Listen("tcp", s.DebugAddr)
 	if err != nil {
-		return err
+		return fmt.Errorf("--debug-addr: %w", err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -514,12 +518,19 @@ func (s *Server) runDemo(ctx context.Context) {
 	}
 }
 
-// Close shuts down gracefully: no new requests, those in flight answered, queued events committed, every
-// contest checkpointed, the store closed.
+// DrainTimeout bounds how long Close waits for the requests in flight before it cuts them.
+const DrainTimeout = 10 * time.Second
+
+// Close shuts down gracefully: no new requests, those in flight answered (those still running after
+// DrainTimeout cut), queued events committed, every contest checkpointed, the store closed.
 func (s *Server) Close(ctx context.Context) error {
 	var errs []error
 	if s.http != nil {
-		errs = append(errs, s.http.Shutdown(ctx))
+		// The requests in flight get a part of the time: one that never ends (a slow upload) must not take
+		// what the commits and checkpoints need.
+		drain, cancel := context.WithTimeout(ctx, DrainTimeout)
+		errs = append(errs, s.http.Shutdown(drain))
+		cancel()
 	}
 	if s.debug != nil {
 		errs = append(errs, s.debug.Close())

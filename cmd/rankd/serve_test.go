@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,7 +32,7 @@ import (
 // behaves as the rankd command.
 func TestMain(m *testing.M) {
 	if os.Getenv("RANKD_TEST_EXEC") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := main.SignalContext()
 		code := main.NewMain().Exit(ctx, os.Args[1:])
 		stop()
 		os.Exit(code)
@@ -140,7 +140,13 @@ func (p *rankdProc) Kill() {
 // Stop stops the process gracefully (SIGTERM) and waits for it.
 func (p *rankdProc) Stop(tb testing.TB) {
 	tb.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	p.StopWith(tb, syscall.SIGTERM)
+}
+
+// StopWith stops the process with a signal that stops it gracefully, and waits for it.
+func (p *rankdProc) StopWith(tb testing.TB, sig os.Signal) {
+	tb.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
 		tb.Fatal(err)
 	}
 	select {
@@ -441,6 +447,55 @@ func TestServeStopsWithStreamsOpen(t *testing.T) {
 	p.Stop(t)
 	if took := time.Since(begin); took > 5*time.Second {
 		t.Errorf("stopping took %v with streams open, want a moment", took)
+	}
+}
+
+// The jobs' file is checked as the store's is: one the server cannot write is refused at start-up, naming it
+// (it started, ready, and never finalized a contest, logging a retry every few seconds). A directory in its
+// place stands for a file of another owner, which root, running the tests, could write.
+func TestServeRefusesJobsItCannotWrite(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "jobs.db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run("serve", "--addr", "127.0.0.1:0", "--data", dir)
+	if err == nil || !strings.Contains(err.Error(), "finalization jobs: sqlite: open: the store must be writable") || !strings.Contains(err.Error(), "jobs.db") {
+		t.Errorf("a jobs.db the server cannot write: got %v, want a refusal naming it", err)
+	}
+}
+
+// A request still running at SIGTERM (a judge uploading slowly) is cut after DrainTimeout: the shutdown goes on
+// and ends well, checkpoint taken (it waited its whole 30 s for the request, then gave up on the commits and
+// the checkpoint, and exited 1 saying "context deadline exceeded").
+func TestServeStopsDespiteASlowUpload(t *testing.T) {
+	p := StartRankd(t, t.TempDir())
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := fmt.Fprintf(conn, "POST /api/v1/contests/c1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/x-ndjson\r\nContent-Length: 1000000\r\n\r\n{\"type\":", testJudgeToken); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the request is being read
+	begin := time.Now()
+	p.Stop(t)
+	if took := time.Since(begin); took > main.DrainTimeout+10*time.Second {
+		t.Errorf("stopping with a slow upload took %v, want about %v", took, main.DrainTimeout)
+	}
+	if logs := p.Logs(); !strings.Contains(logs, "requests still running at shutdown were cut") || strings.Contains(logs, "deadline exceeded") {
+		t.Errorf("stopping with a slow upload: the log says\n%s\nwant the request cut, and no deadline exceeded", logs)
+	}
+}
+
+// SIGHUP (a closed terminal; an operator reloading a daemon) stops the server as SIGTERM does: its shutdown
+// runs (it was killed, streams and requests cut, no checkpoint taken).
+func TestServeStopsOnSIGHUP(t *testing.T) {
+	p := StartRankd(t, t.TempDir())
+	p.StopWith(t, syscall.SIGHUP)
+	if logs := p.Logs(); !strings.Contains(logs, "shutting down") {
+		t.Errorf("stopped by SIGHUP: the log says no shutdown:\n%s", logs)
 	}
 }
 
