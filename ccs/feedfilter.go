@@ -12,6 +12,12 @@ import (
 	"rankd"
 )
 
+// FeedFilterVersion numbers the ways FeedFilter has made the public feed's lines of a log: a change of the
+// lines some log gives takes the next number. The public feed's tokens count its lines and carry it, so that
+// a token of lines made otherwise (an earlier rankd's) is refused rather than taken to mean another place.
+// Version 1 is that of the tokens without a version.
+const FeedFilterVersion = 2
+
 // FeedFilter turns a contest's log, entry by entry, into the event feed the public may see: what a public CCS
 // serves. Everything the public feed holds at any point is what the public view of the board shows of the log
 // read so far, so that a client that imports it gets the public board, and nothing more:

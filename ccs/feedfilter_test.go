@@ -2,6 +2,8 @@ package ccs_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -352,6 +354,49 @@ func TestFeedFilterGivesThePublicBoard(t *testing.T) {
 			}
 			t.Logf("%d log entries, %d public lines, %d fetches", len(log), strings.Count(out[0].String(), "\n"), fetches)
 		})
+	}
+}
+
+// The public feed's tokens count its lines, so a version of the filter must keep making the same lines of a
+// log: this digest of the lines it makes of real contests, and of a generated one that hides and shows teams,
+// holds it to that. When the digest changes, the filter's lines did: take the next FeedFilterVersion (tokens
+// of the old lines are then refused, and their clients read the feed from its start) and record the digest.
+// When only the log's lines changed (the Writer's output, the generator's contest), record the digest alone.
+func TestFeedFilterVersion(t *testing.T) {
+	digests := map[int]string{2: "6bd868dbc6a599349b428c65c1bcf8ca023823e9bf5e5c1954d88ee124cb901c"}
+	h := sha256.New()
+	filter := func(log [][]byte) {
+		f := ccs.NewFeedFilter()
+		f.Fetch = func(pos int64) ([]byte, error) { return log[pos-1], nil }
+		for i, line := range log {
+			if err := f.Add(int64(i+1), line, func(l []byte) error {
+				h.Write(l)
+				h.Write([]byte{'\n'})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, name := range []string{"wf47", "euc2025"} {
+		evs, _, _ := readAll(t, string(MustReadFeed(t, name)))
+		var log [][]byte
+		for _, ev := range evs {
+			log = append(log, mustLine(t, ev))
+		}
+		filter(log)
+	}
+	truth := board.New()
+	var log [][]byte
+	cfg := gen.Config{Seed: 1, Teams: 20, Problems: 5, Submissions: 300, HiddenTeams: 2, Thaw: true}
+	for _, ev := range adminActions(t, cfg, false, cfg.Seed) {
+		if _, err := truth.Apply(&ev); err == nil {
+			log = append(log, mustLine(t, ev))
+		}
+	}
+	filter(log)
+	if got, want := hex.EncodeToString(h.Sum(nil)), digests[ccs.FeedFilterVersion]; got != want {
+		t.Errorf("the public feed's lines of version %d: got digest %s, want %s: see the test's comment", ccs.FeedFilterVersion, got, want)
 	}
 }
 

@@ -64,13 +64,16 @@ type feedToken struct {
 
 func (t feedToken) append(b []byte) []byte {
 	if t.n > 0 {
-		return strconv.AppendInt(append(b, 'p'), t.n, 10)
+		b = strconv.AppendInt(append(b, 'p'), ccs.FeedFilterVersion, 10)
+		return strconv.AppendInt(append(b, '.'), t.n, 10)
 	}
 	return strconv.AppendInt(b, t.pos, 10)
 }
 
-// parseFeedToken reads a token as the feed writes it: "12" in the jury feed, "p12" in the public one; "0" is
-// the start of either.
+// parseFeedToken reads a token as the feed writes it: "12" in the jury feed, "p2.12" in the public one (the
+// version of its lines, see ccs.FeedFilterVersion, and the line's number); "0" is the start of either. A
+// public token of another version (an earlier rankd's; "p12" before tokens had one) is refused, saying so: it
+// counts lines made otherwise: taken for one of these, its client would skip lines or get some twice.
 func parseFeedToken(s string, public bool) (feedToken, error) {
 	bad := rankd.Errorf(rankd.EINVALID, "since_token %q is not a token of this event feed", s)
 	num := func(s string) (int64, bool) {
@@ -89,7 +92,18 @@ func parseFeedToken(s string, public bool) (feedToken, error) {
 		return feedToken{}, nil
 	}
 	if rest, ok := strings.CutPrefix(s, "p"); public && ok {
-		if n, ok := num(rest); ok && n > 0 {
+		v, line, versioned := strings.Cut(rest, ".")
+		if !versioned {
+			v, line = "1", rest
+		}
+		version, vok := num(v)
+		n, nok := num(line)
+		switch {
+		case !vok || !nok || n == 0:
+		case version != ccs.FeedFilterVersion:
+			return feedToken{}, rankd.Errorf(rankd.EINVALID, "since_token %q is a token of another rankd version's "+
+				"public event feed, whose lines were made otherwise: read the feed from its start (without since_token)", s)
+		default:
 			return feedToken{n: n}, nil
 		}
 	} else if pos, ok := num(s); !public && ok {
@@ -218,6 +232,13 @@ func (f *feedReader) seek(ctx context.Context, t feedToken) error {
 	return nil
 }
 
+// feedUnreadable logs why contest cid's log could not be read for its event feed, and returns the error its
+// client gets: the contest's feed is unavailable (its board may be served still, from a checkpoint).
+func (s *Server) feedUnreadable(cid string, err error) error {
+	s.Logger.Error("event feed: reading the log failed", slog.String("contest", cid), slog.String("error", err.Error()))
+	return rankd.Errorf(rankd.EUNAVAILABLE, "the event feed of contest %q cannot be read: its stored log could not be read (the server's log says why)", cid)
+}
+
 // feedJury tells whether a request gets the jury feed: a judge or admin token does, unless it asks for
 // ?view=public; ?view=jury without such a token is refused (401 without a token, 403 with another one).
 func (s *Server) feedJury(r *http.Request, cid string) (bool, error) {
@@ -274,25 +295,38 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 		f.filter = ccs.NewFeedFilter()
 		f.filter.Fetch = func(pos int64) ([]byte, error) { return f.fetch(ctx, pos) }
 	}
-	// The place to resume from is found before answering, so that a token the log does not have is a 400.
-	if err := f.seek(ctx, since); err != nil {
-		return err
+	// The place to resume from, and the first chunk after it, are read before answering: a token the log
+	// does not have is a 400, a log that cannot be read a 503.
+	err = f.seek(ctx, since)
+	var done bool
+	if err == nil {
+		done, err = f.read(ctx)
+	}
+	if err != nil {
+		if rankd.ErrorCode(err) == rankd.EINVALID || ctx.Err() != nil {
+			return err
+		}
+		return s.feedUnreadable(cid, err)
 	}
 	write := startStream(w, "application/x-ndjson")
 	keepAlive := s.feedKeepAlive()
 	idle := time.NewTimer(keepAlive)
 	defer idle.Stop()
-	// catchUp sends what the log holds after what was sent, chunk by chunk.
+	// catchUp sends what the log holds after what was sent, chunk by chunk. A log that cannot be read once
+	// the answer began breaks the connection: ended cleanly, the feed would tell the client it has it all.
+	read := false // the first chunk is read already
 	catchUp := func() bool {
 		for {
-			done, err := f.read(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					s.Logger.Error("event feed: reading the log failed", slog.String("contest", cid),
-						slog.String("error", err.Error()))
+			if read {
+				if done, err = f.read(ctx); err != nil {
+					if ctx.Err() != nil {
+						return false
+					}
+					_ = s.feedUnreadable(cid, err)
+					panic(http.ErrAbortHandler)
 				}
-				return false
 			}
+			read = true
 			if len(f.out) > 0 {
 				if !write(f.out) {
 					return false

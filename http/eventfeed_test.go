@@ -5,14 +5,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,7 +248,7 @@ func TestEventFeedRealContestThaw(t *testing.T) {
 	}
 	released, last := map[string]bool{}, -1
 	for i, l := range after {
-		if want := fmt.Sprintf("p%d", len(before)+i+1); l.Token != want {
+		if want := fmt.Sprintf("p%d.%d", ccs.FeedFilterVersion, len(before)+i+1); l.Token != want {
 			t.Fatalf("line %d after the thaw: got token %s, want %s", i, l.Token, want)
 		}
 		if i == 0 || len(released) == len(frozen) {
@@ -380,7 +383,7 @@ func TestEventFeedPublicDuringFreeze(t *testing.T) {
 	}
 	for i, l := range append(before, after...) {
 		// The public feed's tokens count its lines: they say nothing of the events it did not send.
-		if want := fmt.Sprintf("p%d", i+1); l.Token != want {
+		if want := fmt.Sprintf("p%d.%d", ccs.FeedFilterVersion, i+1); l.Token != want {
 			t.Errorf("the public feed's line %d: got token %s, want %s", i+1, l.Token, want)
 		}
 	}
@@ -393,8 +396,9 @@ func TestEventFeedPublicDuringFreeze(t *testing.T) {
 }
 
 // since_token resumes exactly: from every line of the feed, what follows is the rest of the feed, for the jury
-// feed (tokens: log positions) and the public one (tokens pN: its N-th line); a token the feed does not have is
-// a 400.
+// feed (tokens: log positions) and the public one (tokens pV.N: its N-th line, as version V of the public
+// feed makes them); a token the feed does not have is a 400, as is a public token of another version (its
+// lines were made otherwise), saying so.
 func TestEventFeedResumes(t *testing.T) {
 	e := MustOpen(t)
 	e.MustFrozenContest(t)
@@ -421,12 +425,14 @@ func TestEventFeedResumes(t *testing.T) {
 		{"abc", []string{adminToken, ""}}, {"-1", []string{adminToken, ""}}, {"01", []string{adminToken, ""}},
 		{"1.0", []string{adminToken, ""}}, {"0.1", []string{adminToken, ""}}, {"p0", []string{adminToken, ""}},
 		{"p01", []string{adminToken, ""}}, {"99999999", []string{adminToken, ""}},
-		{juryEnd + "1", []string{adminToken}}, {"p1", []string{adminToken}},
+		{"p2.0", []string{adminToken, ""}}, {"p2.", []string{adminToken, ""}}, {"p.1", []string{adminToken, ""}},
+		{"p02.1", []string{adminToken, ""}}, {"p2.1.1", []string{adminToken, ""}},
+		{juryEnd + "1", []string{adminToken}}, {"p2.1", []string{adminToken}},
 		// The public feed takes no log position: it would tell the log's length, hidden events included.
 		{"1", []string{""}}, {juryEnd, []string{""}}, {publicEnd + "1", []string{""}},
 	} {
 		bad := tt.token
-		t.Run(bad, func(t *testing.T) {
+		t.Run(strings.ReplaceAll(bad, ".", "_"), func(t *testing.T) {
 			for _, token := range tt.feeds {
 				var body struct{ Code, Message string }
 				e.MustDo(t, http.StatusBadRequest, "GET", "/api/contests/c1/event-feed?stream=false&since_token="+bad, token, nil, &body)
@@ -435,6 +441,15 @@ func TestEventFeedResumes(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A token of an earlier rankd's public feed counts lines made otherwise: its client is told to start over
+	// (it resumed at another place, and missed whole teams).
+	for _, old := range []string{"p5", "p1.5", fmt.Sprintf("p%d.5", ccs.FeedFilterVersion+1)} {
+		var body struct{ Code, Message string }
+		e.MustDo(t, http.StatusBadRequest, "GET", "/api/contests/c1/event-feed?stream=false&since_token="+old, "", nil, &body)
+		if !strings.Contains(body.Message, "another rankd version") || !strings.Contains(body.Message, "from its start") {
+			t.Errorf("since_token %q: got %+v, want a message saying it is another rankd version's", old, body)
+		}
 	}
 }
 
@@ -583,6 +598,13 @@ func TestEventFeedStreams(t *testing.T) {
 // MustOpenServer is MustOpen that also returns the server, for tests that stop it.
 func MustOpenServer(tb testing.TB) (*env, *rankdhttp.Server) {
 	tb.Helper()
+	return MustOpenServerOver(tb, func(db *sqlite.DB) rankdhttp.Store { return db })
+}
+
+// MustOpenServerOver is MustOpenServer whose server reads the store through what store makes of it (the
+// engine reads the store itself).
+func MustOpenServerOver(tb testing.TB, store func(db *sqlite.DB) rankdhttp.Store) (*env, *rankdhttp.Server) {
+	tb.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, tb.TempDir())
 	if err != nil {
@@ -598,7 +620,7 @@ func MustOpenServer(tb testing.TB) (*env, *rankdhttp.Server) {
 	if err := e.engine.Open(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	s := rankdhttp.NewServer(e.engine, db, auth, reg, reg)
+	s := rankdhttp.NewServer(e.engine, store(db), auth, reg, reg)
 	s.Now = func() time.Time { return e.now }
 	s.Heartbeat = time.Hour // no keep-alive gets in the way
 	ts := httptest.NewServer(s)
@@ -617,6 +639,75 @@ func MustOpenServer(tb testing.TB) (*env, *rankdhttp.Server) {
 		}
 	})
 	return e, s
+}
+
+// damagedLog is a store whose log cannot be read from position from on, as a damaged segment is not.
+type damagedLog struct {
+	*sqlite.DB
+	from atomic.Int64
+}
+
+var errDamaged = errors.New("damaged log segment")
+
+func (d *damagedLog) Replay(ctx context.Context, cid string, after int64, fn func(*rankd.LogEntry) error) error {
+	return d.DB.Replay(ctx, cid, after, func(le *rankd.LogEntry) error {
+		if le.Pos >= d.from.Load() {
+			return errDamaged
+		}
+		return fn(le)
+	})
+}
+
+// A log that cannot be read (a damaged segment behind the checkpoint the board was restored from) makes the
+// feed fail where its client sees it: a 503 before the answer began, a broken connection after. The feed
+// answered 200 with nothing, or ended cleanly where the damage began: a complete, wrong feed to the client.
+func TestEventFeedOfADamagedLog(t *testing.T) {
+	for _, tt := range []struct{ name, token string }{{"jury", judgeToken}, {"public", ""}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var log *damagedLog
+			e, _ := MustOpenServerOver(t, func(db *sqlite.DB) rankdhttp.Store {
+				log = &damagedLog{DB: db}
+				log.from.Store(1)
+				return log
+			})
+			e.MustContest(t)
+			var body struct{ Code, Message string }
+			e.MustDo(t, http.StatusServiceUnavailable, "GET", "/api/contests/c1/event-feed?stream=false", tt.token, nil, &body)
+			if !strings.Contains(body.Message, "cannot be read") {
+				t.Errorf("a feed whose log cannot be read: got %+v, want a message saying so", body)
+			}
+
+			log.from.Store(math.MaxInt64)
+			log.from.Store(int64(len(e.MustFeed(t, "c1", "", judgeToken)) + 1)) // the jury's feed has a line per entry
+			req, err := http.NewRequest("GET", e.URL+"/api/contests/c1/event-feed", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tt.token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			read := make(chan error, 1)
+			go func() {
+				_, err := io.ReadAll(resp.Body)
+				read <- err
+			}()
+			e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+				`{"id":"j9","submission_id":"s1","judgement_type_id":"WA","start_contest_time":"1:00:00"}`, nil)
+			select {
+			case err := <-read:
+				if err == nil {
+					t.Error("a streaming feed whose log stops being readable: it ended cleanly, want a broken connection")
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("a streaming feed whose log stops being readable: it goes on")
+			}
+		})
+	}
 }
 
 // A streaming feed ends when the server shuts down.
