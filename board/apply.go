@@ -52,6 +52,7 @@ func (b *Board) Apply(ev *rankd.Event) (*Change, error) {
 	}
 	b.stats.Events++
 	b.commit()
+	b.noteRevealDone()
 	return &b.change, nil
 }
 

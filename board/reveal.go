@@ -132,6 +132,16 @@ func (b *Board) Reveal() (step int, next *RevealCell, remaining int) {
 	return len(b.reveals), next, remaining
 }
 
+// RevealDone reports whether the stepwise reveal is complete: steps were made, and the public view hides no
+// verdict any more (it is as a thaw would leave it, though no thaw is recorded).
+func (b *Board) RevealDone() bool { return b.revealDone }
+
+// noteRevealDone brings revealDone up to date after an event; it costs a look at the cells only once a reveal
+// step was made, after the contest's end.
+func (b *Board) noteRevealDone() {
+	b.revealDone = len(b.reveals) > 0 && !b.anyHidden()
+}
+
 // RevealStep returns the cell step n (from 1) revealed, and false when there was no such step.
 func (b *Board) RevealStep(n int) (RevealCell, bool) {
 	if n < 1 || n > len(b.reveals) {

@@ -99,6 +99,9 @@ func TestRevealOrder(t *testing.T) {
 				t.Fatalf("before the reveal: got\n%s\nwant\n%s", got, tt.before)
 			}
 			for i, want := range tt.steps {
+				if b.RevealDone() {
+					t.Fatalf("before step %d: the reveal says it is done", i+1)
+				}
 				step, next, remaining := b.Reveal()
 				if step != i || remaining != len(tt.steps)-i {
 					t.Fatalf("before step %d: got step %d, %d remaining; want step %d, %d remaining", i+1, step, remaining, i, len(tt.steps)-i)
@@ -129,6 +132,9 @@ func TestRevealOrder(t *testing.T) {
 			}
 			if step, next, remaining := b.Reveal(); step != len(tt.steps) || next != nil || remaining != 0 {
 				t.Fatalf("after the last step: got step %d, next %v, %d remaining; want %d, nil, 0", step, next, remaining, len(tt.steps))
+			}
+			if !b.RevealDone() || !restore(t, b).RevealDone() {
+				t.Fatalf("after the last step: the reveal (of the board, %v; restored from its checkpoint, %v) does not say it is done", b.RevealDone(), restore(t, b).RevealDone())
 			}
 			if pub, jury := rowsOf(MustStandings(t, b, rankd.PublicView)), rowsOf(MustStandings(t, b, rankd.JuryView)); !reflect.DeepEqual(pub, jury) {
 				t.Fatalf("after the reveal, the public board\n%+v\ndiffers from the jury's\n%+v", pub, jury)

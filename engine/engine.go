@@ -296,13 +296,16 @@ type Public struct {
 	Seq     uint64
 	Contest rankd.Contest
 	State   rankd.State
+	// RevealDone says that the stepwise reveal is complete (see board.Board.RevealDone).
+	RevealDone bool
 }
 
 // publish makes the board's public facts readable without the lock; it runs with the lock held.
 func (c *contest) publish() {
 	// Settled here, by the writer, once per batch: readers then find every row in place.
 	c.board.Settle()
-	c.public.Store(&Public{Seq: c.board.Seq(rankd.PublicView), Contest: c.board.Contest(), State: c.board.State()})
+	c.public.Store(&Public{Seq: c.board.Seq(rankd.PublicView), Contest: c.board.Contest(), State: c.board.State(),
+		RevealDone: c.board.RevealDone()})
 }
 
 // Public returns what anyone may know of a contest's board now, without waiting for a commit in progress:

@@ -111,7 +111,7 @@ func (s *Server) describe(b *board.Board, detail contestDetail, jury bool) conte
 		FreezeDuration: ccs.FormatRelTime(c.FreezeDuration),
 		PenaltyTime:    int64(c.PenaltyTime / time.Minute),
 		Phase:          phase(&c, b.State(), s.Now()),
-		Frozen:         publicHides(&c, b.State(), s.Now()),
+		Frozen:         s.frozenNow(&c, b.State(), b.RevealDone(), rankd.PublicView),
 		Teams:          teams,
 	}
 	if !c.Start.IsZero() {
@@ -248,11 +248,13 @@ func renderRow(b *board.Board, row rankd.Row) rowJSON {
 // frozen reports whether view v of b hides verdicts now.
 func (s *Server) frozen(b *board.Board, v rankd.View) bool {
 	c := b.Contest()
-	return s.frozenNow(&c, b.State(), v)
+	return s.frozenNow(&c, b.State(), b.RevealDone(), v)
 }
 
-func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, v rankd.View) bool {
-	return v.Kind != rankd.ViewJury && publicHides(c, st, s.Now())
+// frozenNow reports whether view v of a board of contest c in state st hides verdicts now; revealDone says
+// that its stepwise reveal is complete (nothing is hidden any more, the thaw not recorded yet).
+func (s *Server) frozenNow(c *rankd.Contest, st rankd.State, revealDone bool, v rankd.View) bool {
+	return v.Kind != rankd.ViewJury && !revealDone && publicHides(c, st, s.Now())
 }
 
 // publicHides reports whether the public board hides verdicts at now: an OI or IOI contest hidden until its
@@ -477,7 +479,7 @@ func (s *Server) cached(r *http.Request, cid string, v rankd.View, key string,
 	found := false
 	if v.Kind == rankd.ViewPublic {
 		if p, ok := s.Engine.Public(cid); ok {
-			etag = pageETag(v, p.Seq, s.frozenNow(&p.Contest, p.State, v))
+			etag = pageETag(v, p.Seq, s.frozenNow(&p.Contest, p.State, p.RevealDone, v))
 			if found = match(r, etag); !found {
 				page, found = s.pages.get(key, etag)
 			}

@@ -130,11 +130,20 @@ func TestRevealEndpoints(t *testing.T) {
 	if st.Step != 3 || st.Remaining != 0 || st.Next != nil {
 		t.Errorf("GET after the reveal: got %+v, want step 3, nothing remaining", st)
 	}
-	var pub, jury struct{ Rows []stream.Row }
+	var pub, jury struct {
+		Rows   []stream.Row
+		Frozen bool
+	}
 	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &pub)
 	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil, &jury)
 	if !reflect.DeepEqual(pub.Rows, jury.Rows) {
 		t.Errorf("after the reveal the public board differs from the jury's:\n%+v\n%+v", pub.Rows, jury.Rows)
+	}
+	// Nothing is hidden any more: the public board is not frozen, though the thaw is not recorded yet.
+	var contests []struct{ Frozen bool }
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests", "", nil, &contests)
+	if pub.Frozen || len(contests) != 1 || contests[0].Frozen {
+		t.Errorf("after the reveal: the public page frozen %v, the contests %+v; want nothing frozen", pub.Frozen, contests)
 	}
 	var state struct{ Ended, Thawed *string }
 	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &state)

@@ -175,3 +175,33 @@ func TestBrowserRevealFinalized(t *testing.T) {
 		t.Errorf("the public banner: got %q, want the reveal", banner)
 	}
 }
+
+// The jury's big screen says why the next step would be refused before anyone presses (a verdict still to
+// come), and that it no longer would once the verdict came; it learnt it only from a refused press. Until
+// the first step the big screen shows the board as before the end (the top rows, scrolled); from it, the
+// reveal (it parked on the bottom rows as soon as the contest ended, for as long as the ceremony was to come).
+func TestBrowserRevealBlockedAndBegun(t *testing.T) {
+	e := MustOpen(t)
+	e.MustRevealContest(t)
+	// Before t3's solve of B, the next cell: it may still be the solve.
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
+		`{"id":"s6","team_id":"t3","problem_id":"B","contest_time":"4:15:00"}`, nil)
+	e.now = contestStart.Add(6 * time.Hour)
+	// The end recorded, as a server records it once the clock is past it.
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"state","data":{"started":"2026-03-01T10:00:00Z","frozen":"2026-03-01T14:00:00Z","ended":"2026-03-01T15:00:00Z"}}`, nil)
+	jury := MustBrowser(t).Tab(t, e.URL)
+	jury.Go("/")
+	evalJS[chromedp.Void](jury, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
+	jury.Go("/contests/c1?bigscreen=1")
+	jury.Wait("the reveal", `document.getElementById("reveal-count").textContent === "Step 0 of 3"`)
+	jury.Wait("why the next step is blocked", `!document.getElementById("reveal-error").hidden && document.getElementById("reveal-error").textContent.includes("without a verdict")`)
+	if evalJS[bool](jury, `window.rankd.reveal.begun`) {
+		t.Error("at step 0 the big screen follows the reveal, want the board as before")
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j6","submission_id":"s6","judgement_type_id":"WA","start_contest_time":"4:16:00"}`, nil)
+	jury.Wait("nothing blocked", `document.getElementById("reveal-error").hidden`)
+	jury.Do(chromedp.Focus(chromedp.CSS("#board")), typeKeys(" "))
+	jury.Wait("step 1", `document.getElementById("reveal-count").textContent === "Step 1 of 3" && window.rankd.reveal.begun`)
+}

@@ -61,7 +61,7 @@ async function main() {
     onActive: () => {
       showBanner();
       checkThawed();
-      // The big screen shows the whole board, live, while the reveal goes on: not the top rows every 5 s.
+      // The big screen shows the whole board, live, once the reveal has begun: not the top rows every 5 s.
       if (bigscreen) {
         setBigScreen(true);
         follow();
@@ -321,7 +321,7 @@ function setBigScreen(on) {
   $("bigscreen").textContent = on ? "Leave big screen" : "Big screen";
   if (stopScrolling) stopScrolling();
   // During the reveal the board goes where the reveal is, not up and down by itself.
-  stopScrolling = on && !reveal.active ? autoScroll($("board")) : null;
+  stopScrolling = on && !reveal.begun ? autoScroll($("board")) : null;
   table.measure();
   syncURL();
 }
@@ -378,7 +378,7 @@ function follow() {
   table.setProblems(problemsOf(contest));
   table.setRows([], () => undefined, () => undefined);
   const token = view === "public" ? "" : storedToken(tokenKeys[view]);
-  const top = bigscreen && !reveal.active;
+  const top = bigscreen && !reveal.begun;
   const channel = top ? `&top=${topRows}&throttle=5s` : "";
   const limit = top ? `&limit=${topRows}` : "";
   $("forget").hidden = view === "public";
@@ -392,6 +392,7 @@ function follow() {
       table.ownTeam = ownTeam();
       $("own").hidden = table.ownTeam === "";
       show(changed, true);
+      reveal.redraw(); // the names of the rows it marks, once a new feed's first frame brought them
       reveal.refresh(); // while it watches: the public view of an ended contest
       if (view !== "jury") checkFrozen(board); // the jury's own view hides nothing: its public feed tells
       const ms = performance.now() - started;

@@ -12,16 +12,24 @@ import { api } from "./contest.js";
 // How long a row takes to reach its place during the reveal: long enough to follow with the eyes.
 const revealMoveMillis = 1200;
 
+// How often the jury's big screen reads the reveal again while its next step is blocked.
+const blockedRefreshMillis = 2000;
+
 export class Reveal {
   // base is the contest's API address; panel the page's #reveal section; table the board's Table;
   // teamName(id) and problemLabel(id) name a team and a problem; bigscreen() reports whether the page is
-  // the big screen, which scrolls to the reveal and, with the admin token, steps it; onActive() is called when the reveal starts or stops being shown, onState()
+  // the big screen, which scrolls to the reveal once begun and, with the admin token, steps it; onActive() is
+  // called when the reveal starts or stops being shown, and when its first step is made, onState()
   // when where it stands changed, onThawed() after the jury recorded the thaw.
   constructor({ base, panel, table, teamName, problemLabel, bigscreen, onActive, onState, onThawed }) {
     Object.assign(this, { base, panel, table, teamName, problemLabel, bigscreen, onActive, onState, onThawed });
     this.normalMoveMillis = table.moveMillis;
     this.watching = false;
+    // active: the reveal is shown (the contest ended with frozen cells, or a step was made); begun: a step
+    // was made, from when the big screen follows the reveal instead of scrolling the top rows (until then,
+    // the end of the contest to the ceremony, the hall sees the board as before).
     this.active = false;
+    this.begun = false;
     // state is GET /reveal's last answer (seq, step, remaining, next); last the cell the last step revealed
     // when this page knows it (its step; old_rank and new_rank when this page made it; already and rank,
     // the team's rank now, when this page asked for it after another screen had made it).
@@ -65,14 +73,36 @@ export class Reveal {
     do {
       this.again = false;
       let st = null;
+      const jury = this.bigscreen() && hasAdminToken();
       try {
-        st = await api(`${this.base}/reveal`);
+        if (jury) {
+          // The jury's answer also says why the next step would be refused (a verdict still to come), which
+          // the jury then sees before it presses.
+          const a = await call("GET", `${this.base}/reveal`);
+          if (a.ok) st = a.body;
+        } else {
+          st = await api(`${this.base}/reveal`);
+        }
       } catch {
         // The next frame, or the next look at the contest, reads it again.
       }
-      if (st && this.watching) this.#update(st, null);
+      if (st && this.watching) {
+        this.#update(st, null);
+        if (jury) {
+          this.blocked = st.blocked ? st.blocked.message : "";
+          this.#render();
+          // The verdict it waits for changes nothing public, so no frame says it came: look again.
+          clearTimeout(this.blockedTimer);
+          if (this.blocked) this.blockedTimer = setTimeout(() => this.refresh(), blockedRefreshMillis);
+        }
+      }
     } while (this.again && this.watching);
     this.reading = false;
+  }
+
+  // redraw shows where the reveal stands again, as the page's rows now name its cells.
+  redraw() {
+    this.#render();
   }
 
   // canStep reports whether this screen steps the reveal now: the jury's big screen with the admin token,
@@ -124,6 +154,11 @@ export class Reveal {
     }
     this.state = st;
     this.#setActive(this.watching && (st.remaining > 0 || st.step > 0));
+    if (this.active && st.step > 0 && !this.begun) {
+      this.begun = true;
+      this.scrolledStep = -1;
+      this.onActive();
+    }
     this.#render();
     if (!old || old.step !== st.step || old.remaining !== st.remaining) this.onState();
   }
@@ -131,6 +166,7 @@ export class Reveal {
   #setActive(on) {
     if (on === this.active) return;
     this.active = on;
+    this.begun = false;
     this.panel.hidden = !on;
     this.table.moveMillis = on ? revealMoveMillis : this.normalMoveMillis;
     this.scrolledStep = -1;
@@ -175,7 +211,7 @@ export class Reveal {
   // of the board.
   #scroll() {
     const st = this.state;
-    if (!this.bigscreen() || this.scrolledStep === st.step) return;
+    if (!this.bigscreen() || !this.begun || this.scrolledStep === st.step) return;
     if (st.next) {
       if (this.table.indexOf(st.next.team_id) === undefined) return; // not on the page yet: at the next frame
       this.table.keepInSight(st.next.team_id);
