@@ -27,6 +27,11 @@ type LogEntry struct {
 	// the reverse) is stored though it repeats an earlier version, as a feed sends again what it deleted
 	// (rankd's public feed, for a team hidden and shown again) or deletes it again.
 	Deletion string
+	// Own marks an event the server made itself, now (an admin's freeze or thaw, a contest reopened, the end
+	// it records): a decision, not a sender's retry, so that it repeats an earlier version on purpose (a thaw
+	// sets the state back as an earlier thaw left it, after a freeze since). Only a repeat of the latest version
+	// is a duplicate of it.
+	Own bool
 	// Stored is when the entry was stored, by the store's clock; Append ignores the value it is given.
 	Stored time.Time
 }
@@ -39,7 +44,7 @@ type AppendResult struct {
 	// Duplicate reports that the entry was already in the log: its token was, with the same object (Event.Type
 	// and Event.ID), or the latest version of its object has the same Hash, or, for an object that only moves
 	// forward (see EventType.MovesForward), any earlier version has, unless the entry deletes or re-creates its
-	// object (see LogEntry.Deletion). Nothing was stored.
+	// object (see LogEntry.Deletion) or is the server's own (LogEntry.Own). Nothing was stored.
 	Duplicate bool
 	// Err is why the entry was refused (the accept function's error, or TokenTaken); nothing was stored.
 	Err error

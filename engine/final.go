@@ -60,6 +60,7 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time)
 	if err != nil {
 		return err
 	}
+	entry.Own = true // an end recorded again after a reopening may repeat an earlier state
 	res, err := e.Submit(ctx, contestID, []rankd.LogEntry{entry})
 	if err == nil && res[0].Status == StatusRejected {
 		err = &rankd.Error{Code: res[0].Code, Message: res[0].Message}

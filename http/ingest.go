@@ -439,13 +439,15 @@ type part struct {
 	pending *engine.Pending
 }
 
-// submit submits events the server made, in one part, and answers for each.
+// submit submits events the server made, in one part, and answers for each. They are its own (see
+// rankd.LogEntry.Own): an admin's thaw that sets the state back as an earlier thaw left it is stored.
 func (s *Server) submit(r *http.Request, contestID string, evs []rankd.Event) (ingestResponse, error) {
 	items := make([]item, len(evs))
 	entries := make([]rankd.LogEntry, 0, len(evs))
 	for i, ev := range evs {
 		e, err := engine.Entry(ev)
 		if err == nil {
+			e.Own = true
 			entries = append(entries, e)
 		}
 		items[i] = item{n: i + 1, typ: ev.Type, id: ev.ID, err: err}

@@ -98,3 +98,21 @@ func TestLifeChangeDuringFreezeKeepsItsStart(t *testing.T) {
 		}
 	}
 }
+
+// A freeze by hand, a thaw, a freeze again and a thaw again leave the public board live: the second thaw's state
+// is the first's, byte for byte, and was taken for a repeat of it (a judge's retry) and dropped, answered 200
+// while the board stayed frozen for good.
+func TestLifeFreezeThawTwiceByHand(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for i, at := range []time.Duration{2 * time.Hour, 2*time.Hour + time.Minute} {
+		e.now = contestStart.Add(at)
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/freeze", adminToken, nil, nil)
+		e.now = e.now.Add(10 * time.Second)
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
+		var p page
+		if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p); p.Frozen {
+			t.Errorf("thaw %d: the public board is frozen", i+1)
+		}
+	}
+}

@@ -301,14 +301,15 @@ func (a *appendCall) decide(accept func(i int) error) error {
 			}
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
-		// (rankd.EventType.MovesForward), unless it deletes or re-creates its object (rankd.LogEntry.Deletion):
-		// for others A, B, A are three versions, a second A after them is not.
+		// (rankd.EventType.MovesForward), unless it deletes or re-creates its object (rankd.LogEntry.Deletion)
+		// or is the server's own (rankd.LogEntry.Own): for others A, B, A are three versions, a second A after
+		// them is not.
 		v := a.objects[key]
 		if v.pos > 0 && e.Hash != "" && e.Hash == v.hash {
 			a.duplicate(i, v.pos)
 			continue
 		}
-		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && (e.Deletion == "" || (e.Hash == e.Deletion) == (v.hash == e.Deletion)) {
+		if pos := a.earlier[earlierKey{key, e.Hash}]; pos > 0 && e.Hash != "" && !e.Own && (e.Deletion == "" || (e.Hash == e.Deletion) == (v.hash == e.Deletion)) {
 			a.duplicate(i, pos)
 			continue
 		}

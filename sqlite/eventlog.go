@@ -229,8 +229,9 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			tTaken = taken
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
-		// (rankd.EventType.MovesForward), unless it deletes or re-creates its object (rankd.LogEntry.Deletion):
-		// for others A, B, A are three versions, a second A after them is not.
+		// (rankd.EventType.MovesForward), unless it deletes or re-creates its object (rankd.LogEntry.Deletion)
+		// or is the server's own (rankd.LogEntry.Own): for others A, B, A are three versions, a second A after
+		// them is not.
 		ok := keyOf(oh)
 		j, found, taken := objects.get(ok, on)
 		h := a.hash(i)
@@ -242,7 +243,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 				continue
 			}
 			pos, ok := a.x.earlierVersion(e.Event.Type, e.Event.ID, h)
-			if e.Hash != "" && ok && (e.Deletion == "" || (e.Hash == e.Deletion) == objects.sameHash(&o.hash, string(appendHash(nil, e.Deletion)))) {
+			if e.Hash != "" && ok && !e.Own && (e.Deletion == "" || (e.Hash == e.Deletion) == objects.sameHash(&o.hash, string(appendHash(nil, e.Deletion)))) {
 				a.duplicate(i, pos, tn, tk, tTaken, oh)
 				continue
 			}

@@ -212,6 +212,19 @@ func testAppend(t *testing.T, s Store) {
 			},
 		},
 		{
+			// An admin's thaw sets the state back as an earlier thaw left it, after a freeze since: a decision,
+			// stored; a judge sending an earlier state again is not.
+			name: "the server's own earlier version",
+			calls: []call{
+				{entries: []rankd.LogEntry{Entry(rankd.EventState, "", "thawed"), Entry(rankd.EventState, "", "frozen")},
+					want: []rankd.AppendResult{stored(1), stored(2)}},
+				{entries: []rankd.LogEntry{Own(Entry(rankd.EventState, "", "thawed")), Own(Entry(rankd.EventState, "", "thawed"))},
+					want: []rankd.AppendResult{stored(3), dup(3)}},
+				{entries: []rankd.LogEntry{Entry(rankd.EventState, "", "frozen")}, want: []rankd.AppendResult{dup(2)}},
+			},
+			wantLog: []string{"thawed", "frozen", "thawed"},
+		},
+		{
 			name: "hashes are opaque",
 			calls: []call{
 				{entries: []rankd.LogEntry{hashed(judgement("j1", "a"), "ABCD"), hashed(judgement("j2", "b"), "abcd"),

@@ -78,7 +78,7 @@ func (m *model) append(contestID string, entries []rankd.LogEntry, refuse func(i
 		// deletes or re-creates its object.
 		forward := e.Event.Type.MovesForward()
 		flips := e.Deletion != "" && (e.Hash == e.Deletion) != (latest[key].Hash == e.Deletion)
-		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && !flips && pos > 0 {
+		if pos := versions[modelVersion{key, e.Hash}]; forward && e.Hash != "" && !flips && !e.Own && pos > 0 {
 			repeat(pos)
 			continue
 		}
@@ -194,6 +194,9 @@ func randomEntry(rng *rand.Rand) rankd.LogEntry {
 		e = Entry(rankd.EventJudgement, id, fmt.Sprint("judgement ", id, " version ", version))
 	default:
 		e = Entry(rankd.EventProblem, id, fmt.Sprint("problem ", id, " version ", version))
+	}
+	if rng.IntN(8) == 0 {
+		e = Own(e)
 	}
 	if rng.IntN(2) == 0 {
 		e = WithToken(e, fmt.Sprint("tok", rng.IntN(2000)))

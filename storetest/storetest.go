@@ -99,6 +99,12 @@ func Marked(e rankd.LogEntry) rankd.LogEntry {
 	return e
 }
 
+// Own returns e marked as the server's own event (see rankd.LogEntry.Own).
+func Own(e rankd.LogEntry) rankd.LogEntry {
+	e.Own = true
+	return e
+}
+
 // WithToken returns e with token t.
 func WithToken(e rankd.LogEntry, t string) rankd.LogEntry {
 	e.Token = t
