@@ -248,7 +248,8 @@ func (s *Service) Stop(ctx context.Context) error {
 type args struct {
 	ContestID string    `json:"contest_id"`
 	End       time.Time `json:"end,omitzero"`
-	// Run tells apart the runs by hand of one contest, each a job of its own.
+	// Run tells apart the runs by hand of one contest, each a job of its own; "pos N" is the one run for the
+	// log at position N (see RunAt).
 	Run string `json:"run,omitempty"`
 }
 
@@ -268,10 +269,8 @@ func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time)
 	res, err := s.jobs.Insert(ctx, args{ContestID: contestID, End: end.UTC()}, &river.InsertOpts{
 		ScheduledAt: end,
 		Tags:        []string{tagOf(contestID)},
-		// Unique in every state but cancelled: a contest finalized, or dead, for this end stays so.
-		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{rivertype.JobStateAvailable,
-			rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStatePending,
-			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}},
+		// A contest finalized, or dead, for this end stays so.
+		UniqueOpts: onceOpts,
 	})
 	if err != nil {
 		return fail("schedule", err)
@@ -298,6 +297,26 @@ func (s *Service) Schedule(ctx context.Context, contestID string, end time.Time)
 		}
 	}
 	return nil
+}
+
+// onceOpts make a job unique by its arguments in every state but cancelled: filed again, by this server or
+// another, it is not run again.
+var onceOpts = river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{rivertype.JobStateAvailable,
+	rivertype.JobStateCompleted, rivertype.JobStateDiscarded, rivertype.JobStatePending,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}}
+
+// RunAt files a finalization of a contest to run now for its log as it is at position pos, once: every server
+// that saw events come after the end asks for it, and one builds it (each built the standings again, from the
+// whole log). A later position is another finalization. It reports whether this call filed it.
+func (s *Service) RunAt(ctx context.Context, contestID string, pos int64) (filed bool, err error) {
+	res, err := s.jobs.Insert(ctx, args{ContestID: contestID, Run: "pos " + strconv.FormatInt(pos, 10)}, &river.InsertOpts{
+		Tags:       []string{tagOf(contestID)},
+		UniqueOpts: onceOpts,
+	})
+	if err != nil {
+		return false, fail("run", err)
+	}
+	return !res.UniqueSkippedAsDuplicate, nil
 }
 
 // Run files a finalization of a contest to run now, unless one waits to run already, and returns its status.

@@ -527,3 +527,28 @@ func TestRunBeforeTheEnd(t *testing.T) {
 		t.Errorf("got %+v, %v; want %s: nothing filed", got, err, finalize.Idle)
 	}
 }
+
+// Late events that every server saw are finalized once: each files the run at the log position it saw, and
+// filing it again (another server, or this one) builds nothing more; each server built the standings again,
+// from the whole log. A later position is another run.
+func TestRunAtOnce(t *testing.T) {
+	ctx := context.Background()
+	st, e, dir := MustContestStore(t)
+	b := &flaky{Builder: e}
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, b))
+	for i, want := range []bool{true, false} {
+		if filed, err := s.RunAt(ctx, "c", 7); err != nil || filed != want {
+			t.Errorf("filing %d: got %v, %v; want %v", i+1, filed, err, want)
+		}
+	}
+	MustReach(t, s, finalize.Done)
+	if filed, err := s.RunAt(ctx, "c", 7); err != nil || filed {
+		t.Errorf("filing once done: got %v, %v; want not filed", filed, err)
+	}
+	if got := b.calls.Load(); got != 1 {
+		t.Errorf("built %d times, want once", got)
+	}
+	if filed, err := s.RunAt(ctx, "c", 8); err != nil || !filed {
+		t.Errorf("filing a later position: got %v, %v; want filed", filed, err)
+	}
+}

@@ -309,9 +309,13 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 				l.pos, l.moved = pos, now
 			case !l.moved.IsZero() && now.Sub(l.moved) >= settle:
 				l.moved = time.Time{}
-				s.Logger.Info("finalizing again for events after the end", slog.String("contest", id), slog.Int64("pos", pos))
-				if _, err := s.finalizer.Run(ctx, id, now); err != nil && ctx.Err() == nil {
+				// Once, whichever servers saw the events: each asks for the same position.
+				filed, err := s.finalizer.RunAt(ctx, id, pos)
+				switch {
+				case err != nil && ctx.Err() == nil:
 					s.Logger.Warn("finalizing again failed", slog.String("contest", id), slog.String("error", err.Error()))
+				case filed:
+					s.Logger.Info("finalizing again for events after the end", slog.String("contest", id), slog.Int64("pos", pos))
 				}
 			}
 		}
