@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"rankd"
@@ -64,6 +65,9 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time)
 	res, err := e.Submit(ctx, contestID, []rankd.LogEntry{entry})
 	if err == nil && res[0].Status == StatusRejected {
 		err = &rankd.Error{Code: res[0].Code, Message: res[0].Message}
+	}
+	if err == nil && res[0].Status == StatusAccepted {
+		e.Logger.Info("contest ended: its end recorded", slog.String("contest", contestID), slog.Time("end", end))
 	}
 	return err
 }

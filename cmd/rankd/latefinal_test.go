@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,4 +69,35 @@ func testLateVerdicts(t *testing.T, restart bool) {
 		s = open()
 	}
 	waitFor(t, "the late verdict in the final standings", func() bool { return solved() == 1 })
+}
+
+// The system clock set three hours ahead for a few seconds during a contest does not end it: the end the
+// server would record by it (an OI contest hidden until its end published for good) waits until the jump
+// has lasted ClockTrustAfter.
+func TestClockJumpEndsNoContest(t *testing.T) {
+	var offset atomic.Int64
+	s := &main.Server{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken,
+		FinalizeSettle: 50 * time.Millisecond, Now: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }}
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	url := "http://" + s.Listening.String()
+	start := time.Now().Add(-10 * time.Minute).UTC().Format(time.RFC3339)
+	MustDo(t, "POST", url+"/api/v1/contests", `{"contest":{"id":"oi","name":"OI","start_time":"`+start+`",
+		"duration":"2:00:00","rankd":{"rules":"oi","hide_until_end":true}},"problems":[{"id":"A","label":"A","ordinal":0,"max_score":100}],
+		"teams":[{"id":"t1","name":"Alpha"}]}`, http.StatusCreated)
+	time.Sleep(200 * time.Millisecond) // the scheduler has looked at the clock as it is
+	offset.Store(int64(3 * time.Hour))
+	time.Sleep(time.Second) // the scheduler looks every 50 ms
+	offset.Store(0)
+	resp, err := http.Get(url + "/api/contests/oi/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct{ Ended *string }
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || st.Ended != nil {
+		t.Errorf("after the clock jumped ahead for a second: got ended %v (%v), want none", st.Ended, err)
+	}
 }

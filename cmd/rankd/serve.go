@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,6 +60,9 @@ type Server struct {
 	// FinalizeSettle is how long the log of an ended contest must stay still after late events before the
 	// contest is finalized again; LateSettle when zero.
 	FinalizeSettle time.Duration
+	// ClockTrustAfter is how long the clock, once it jumped forward, is not believed to say that a contest
+	// ended; ClockTrust when zero.
+	ClockTrustAfter time.Duration
 	// AdminToken and JudgeToken come from RANKD_ADMIN_TOKEN and RANKD_JUDGE_TOKEN.
 	AdminToken, JudgeToken string
 	Logger                 *slog.Logger
@@ -69,6 +73,7 @@ type Server struct {
 	Listening net.Addr
 
 	store      store
+	steady     *steadyClock
 	projection *rankdredis.Projection
 	engine     *engine.Engine
 	finalizer  *finalize.Service
@@ -158,7 +163,8 @@ func (s *Server) Open(ctx context.Context) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := engine.NewMetrics(reg)
 	s.engine = engine.New(store, metrics)
-	s.engine.Now, s.engine.Logger = s.Now, s.Logger
+	s.steady = &steadyClock{now: s.Now, trustAfter: cmp.Or(s.ClockTrustAfter, ClockTrust), logger: s.Logger}
+	s.engine.Now, s.engine.Logger = s.steady.Now, s.Logger
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
 	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
 	s.http.MaxStreams = s.MaxStreams
@@ -284,7 +290,7 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 			if err := s.finalizer.Schedule(ctx, id, end); err != nil && ctx.Err() == nil {
 				s.Logger.Warn("scheduling a finalization failed", slog.String("contest", id), slog.String("error", err.Error()))
 			}
-			now := s.Now()
+			now := s.steady.Now()
 			var pos int64
 			if now.Before(end) || s.engine.Read(id, func(_ *board.Board, p int64) error { pos = p; return nil }) != nil {
 				delete(late, id)
@@ -325,6 +331,52 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+// ClockTrust is how long a clock that jumped forward is not believed (see steadyClock).
+const ClockTrust = 2 * time.Minute
+
+// clockJump is the least jump of the system clock that steadyClock notices.
+const clockJump = 30 * time.Second
+
+// steadyClock is the clock by which the server records that contests ended: the system clock, watched
+// against the monotonic one. A jump of the system clock (set by hand, an NTP step, a virtual machine
+// resumed) is logged, and one forward is not believed for trustAfter: until then the time is the last one
+// believed plus the monotonic time since, so that an end it would record early (an OI contest hidden until
+// its end, published hours early for good) is recorded only if the clock still says so then.
+type steadyClock struct {
+	now        func() time.Time // the system clock
+	trustAfter time.Duration
+	logger     *slog.Logger
+
+	mu         sync.Mutex
+	wall, mono time.Time // at the last look: the system clock's time, and one with a monotonic reading
+	// Until distrust (by the monotonic clock) the time is base plus the monotonic time since baseMono.
+	distrust, base, baseMono time.Time
+}
+
+// Now returns the time.
+func (c *steadyClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	wall, mono := c.now().Round(0), time.Now()
+	if !c.mono.IsZero() {
+		if jump := wall.Sub(c.wall) - mono.Sub(c.mono); jump >= clockJump || jump <= -clockJump {
+			c.logger.Warn("the system clock jumped", slog.Duration("by", jump.Round(time.Second)),
+				slog.Duration("believed_after", c.trustAfter))
+			if jump > 0 && !mono.Before(c.distrust) {
+				c.base, c.baseMono = c.wall, c.mono
+			}
+			if jump > 0 {
+				c.distrust = mono.Add(c.trustAfter)
+			}
+		}
+	}
+	c.wall, c.mono = wall, mono
+	if steady := c.base.Add(mono.Sub(c.baseMono)); mono.Before(c.distrust) && steady.Before(wall) {
+		return steady
+	}
+	return wall
 }
 
 // FollowEvery is how often a server of the distributed mode looks for events other servers stored, should
