@@ -600,9 +600,7 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	c.rebuildAsked.Store(false) // this commit rebuilds a stale board first
 	if c.stale {
 		if e.rebuild(c); c.stale {
-			for _, r := range batch {
-				r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
-			}
+			e.notStored(batch)
 			return
 		}
 	}
@@ -667,9 +665,7 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 			slog.String("error", err.Error()))
 		// The senders are told at once, not after the rebuild: a store that hangs would have made them wait
 		// twice its timeout, beyond a judge's own.
-		for _, r := range batch {
-			r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
-		}
+		e.notStored(batch)
 		answer(batch)
 		// The board may hold events the log does not: build it again from what is durable.
 		e.rebuild(c)
@@ -689,6 +685,16 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	}
 	c.publish()
 	return false
+}
+
+// notStored fails the requests of a batch whose events could not be stored, counting them.
+func (e *Engine) notStored(batch []*request) {
+	for _, r := range batch {
+		r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
+		for range r.entries {
+			e.metrics.countIngest("unavailable")
+		}
+	}
 }
 
 // followChunk bounds the bytes of log lines that follow reads before applying them.

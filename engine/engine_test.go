@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"rankd"
 	"rankd/board"
 	"rankd/engine"
@@ -51,6 +53,28 @@ func (s *failingStore) Append(ctx context.Context, contestID string, entries []r
 		return nil, errDisk
 	}
 	return s.DB.Append(ctx, contestID, entries, accept)
+}
+
+// MustIngestCount returns rankd_ingest_events_total of a status, as reg gathers it.
+func MustIngestCount(tb testing.TB, reg *prometheus.Registry, status string) float64 {
+	tb.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "rankd_ingest_events_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "status" && l.GetValue() == status {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func MustOpenStore(tb testing.TB, dir string) *sqlite.DB {
@@ -126,7 +150,11 @@ func TestFailedCommitLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	store := &failingStore{DB: MustOpenStore(t, t.TempDir())}
 	defer store.Close()
-	e := MustOpenEngine(t, store)
+	reg := prometheus.NewRegistry()
+	e := engine.New(store, engine.NewMetrics(reg))
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
 	defer e.Close(ctx)
 	entries := contestEntries(t)
 	half := len(entries) / 2
@@ -142,6 +170,10 @@ func TestFailedCommitLeavesNothing(t *testing.T) {
 	}
 	if after := MustStandings(t, e, "c"); !equalStandings(after, before) {
 		t.Fatal("the board kept events whose commit failed")
+	}
+	// The metrics count them, as events not stored (they counted nowhere).
+	if got, want := MustIngestCount(t, reg, "unavailable"), float64(len(entries)-half); got != want {
+		t.Errorf("rankd_ingest_events_total{status=\"unavailable\"}: got %v, want %v", got, want)
 	}
 
 	store.fail.Store(false)

@@ -27,7 +27,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		ingest: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rankd_ingest_events_total",
-			Help: "Events submitted to the engine, by outcome (accepted, duplicate, rejected).",
+			Help: "Events submitted to the engine, by outcome (accepted, duplicate, rejected; unavailable: not stored, the store failing).",
 		}, []string{"status"}),
 		commit: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "rankd_commit_seconds",
