@@ -92,7 +92,10 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			return rankd.Errorf(rankd.EINVALID, "throttle must be a duration of at least 100ms, such as 5s")
 		}
 	}
-	if (top > 0) != (throttle > 0) {
+	switch {
+	case top == 0 && r.URL.Query().Has("top"):
+		return rankd.Errorf(rankd.EINVALID, "top must be a number of rows, 1 or more, not %q", param(r, "top"))
+	case (top > 0) != (throttle > 0):
 		return rankd.Errorf(rankd.EINVALID, "the big-screen channel takes both top and throttle")
 	}
 	behind := false

@@ -409,6 +409,10 @@ func TestStreamBigScreen(t *testing.T) {
 	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream?top=5", "", nil); r.Status != http.StatusBadRequest {
 		t.Errorf("top without throttle: got %d, want 400", r.Status)
 	}
+	// Both given, top 0: the answer says what is wrong with top (it said both were needed).
+	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream?top=0&throttle=5s", "", nil); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "top must be a number of rows") {
+		t.Errorf("top=0 with a throttle: got %d %s, want 400 about top", r.Status, r.Body)
+	}
 }
 
 // A client that subscribes between two frames, while a cell changes and then changes back, still ends with

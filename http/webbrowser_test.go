@@ -477,6 +477,16 @@ func TestBrowserBigScreen(t *testing.T) {
 	tb.WaitRows(alphaRow, bravoRow, charlieRow)
 }
 
+// The big screen of a group shows the group's rows, not those of its teams among the top rows of all (one
+// here, of the group's three): it follows the whole board.
+func TestBrowserBigScreenOfAGroup(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	tb := MustBrowser(t).Tab(t, e.URL)
+	tb.Go("/contests/c1?bigscreen=1&top=1&group=g1")
+	tb.WaitRows(alphaRow, bravoRow, charlieRow)
+}
+
 // The stream's parser and the board model, on cases the server rarely makes: events split anywhere, CR
 // LF line ends, a missed frame, rows past the end.
 func TestBrowserModel(t *testing.T) {

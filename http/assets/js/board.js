@@ -15,7 +15,8 @@ const cid = decodeURIComponent(location.pathname.split("/")[2] || "");
 const params = new URLSearchParams(location.search);
 const base = `/api/v1/contests/${encodeURIComponent(cid)}`;
 // The big screen shows the top rows of the throttled channel: the hall does not need every tick.
-const topRows = Math.max(1, Number(params.get("top")) || 100);
+// The rows of the big screen: ?top= when it is a whole number of rows, else 100 (the server takes no other).
+const topRows = /^[1-9][0-9]{0,5}$/.test(params.get("top") || "") ? Number(params.get("top")) : 100;
 const tokenKeys = { team: `rankd.token.team.${cid}`, jury: "rankd.token.jury" };
 const stateTexts = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", polling: "Polling", error: "Stopped" };
 const refreshContestEvery = 30000;
@@ -259,7 +260,11 @@ function setUpControls() {
   const viewSelect = $("view");
   viewSelect.value = view;
   viewSelect.addEventListener("change", () => chooseView(viewSelect.value));
-  $("group").addEventListener("change", () => show(null, false));
+  $("group").addEventListener("change", () => {
+    // The big screen of a group follows the whole board, the top rows of every team saying nothing of it.
+    if (bigscreen && topChannel() !== following.top) follow();
+    else show(null, false);
+  });
   $("search").value = params.get("q") || "";
   $("search").addEventListener("input", () => show(null, false));
   $("controls").addEventListener("submit", (e) => e.preventDefault());
@@ -365,6 +370,16 @@ function watchReveal() {
   reveal.watch(["ended", "finalized"].includes(contest.phase) && view === "public");
 }
 
+// following says how the feeds follow the board: top, through the big screen's channel of the top rows.
+const following = { top: false };
+
+// topChannel reports whether the board is to be followed through the big screen's channel of the top rows:
+// on the big screen, but not during a reveal begun (the reveal goes down the whole board) nor for a group (its
+// teams among the top rows of all are not its top rows).
+function topChannel() {
+  return bigscreen && !reveal.begun && !$("group").value;
+}
+
 // follow starts the feeds of the view chosen: its own, and in the jury view the public one to compare with.
 function follow() {
   for (const f of feeds) f.stop();
@@ -378,7 +393,8 @@ function follow() {
   table.setProblems(problemsOf(contest));
   table.setRows([], () => undefined, () => undefined);
   const token = view === "public" ? "" : storedToken(tokenKeys[view]);
-  const top = bigscreen && !reveal.begun;
+  const top = topChannel();
+  following.top = top;
   const channel = top ? `&top=${topRows}&throttle=5s` : "";
   const limit = top ? `&limit=${topRows}` : "";
   $("forget").hidden = view === "public";
