@@ -1010,6 +1010,27 @@ func TestBrowserChart(t *testing.T) {
 	tb.Wait("the chart hidden", `document.getElementById("chart").hidden`)
 }
 
+// A thaw long after the contest (a ceremony days later, an old feed replayed) gets a band of its own at the
+// right of the chart, after a line at the end: the contest fills the rest of the width (it was squeezed into a
+// sliver at the left, the axis running to the thaw).
+func TestBrowserChartThawedLater(t *testing.T) {
+	e := MustOpen(t)
+	e.MustRevealContest(t)
+	e.now = contestStart.Add(72 * time.Hour)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
+	tb := MustBrowser(t).Tab(t, e.URL)
+	tb.Go("/contests/c1")
+	tb.Wait("the board", `window.rankd.board && window.rankd.board.rows.length > 0`)
+	tb.Do(chromedp.Focus(chromedp.ID("chart-toggle")), typeKeys("\r"))
+	tb.Wait("the lines", `document.querySelectorAll("#chart .series path.line").length === 3`)
+	at := evalJS[float64](tb, `((l, svg) => l ? parseFloat(l.getAttribute("x1")) / parseFloat(svg.getAttribute("width")) : -1)(`+
+		`document.querySelector("#chart line.grid.end"), document.querySelector("#chart svg"))`)
+	if at < 0.6 {
+		t.Errorf("the contest's end on the chart: at %.2f of its width, want a line at 0.6 or more", at)
+	}
+	tb.Shot("chart-thawed-later")
+}
+
 // The past is worked out a few moments at a time: while every turn is taken, a reader of another moment
 // waits, then is told to retry (503); one of a moment already built is served; once a turn is free, the
 // other moment is built.

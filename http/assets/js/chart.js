@@ -96,7 +96,14 @@ export class Chart {
     const end = endOf(contest, teams);
     let worst = 10;
     for (const s of teams) for (const p of s.points) worst = Math.max(worst, p.rank);
-    const x = (ms) => margin.left + (Math.min(ms, end) / end) * plot.w;
+    // The contest fills the width; changes after its end (a thaw, a reveal, perhaps days later) get a band
+    // at the right of their own, in time order, rather than squeeze the contest into a sliver.
+    const main = Math.min(end, relMillis(contest.duration) || end);
+    const split = end > main ? plot.w * (1 - afterBand) : plot.w;
+    const x = (ms) => {
+      const t = Math.min(ms, end);
+      return t <= main ? margin.left + (t / main) * split : margin.left + split + ((t - main) / (end - main)) * (plot.w - split);
+    };
     const y = (rank) => margin.top + ((rank - 1) / (worst - 1)) * plot.h;
 
     const svg = this.svg;
@@ -121,9 +128,13 @@ export class Chart {
       axes.append(this.el("line", { class: "grid", x1: margin.left, x2: margin.left + plot.w, y1: y(r), y2: y(r) }));
       axes.append(this.text(String(r), { x: margin.left - 6, y: y(r), class: "tick y" }));
     }
-    for (const t of timeTicks(end)) {
+    for (const t of timeTicks(main)) {
       axes.append(this.el("line", { class: "grid", x1: x(t), x2: x(t), y1: margin.top, y2: margin.top + plot.h }));
       axes.append(this.text(contestTime(t).replace(/:00$/, ""), { x: x(t), y: margin.top + plot.h + 16, class: "tick x" }));
+    }
+    if (split < plot.w) {
+      axes.append(this.el("line", { class: "grid end", x1: x(main), x2: x(main), y1: margin.top, y2: margin.top + plot.h }));
+      axes.append(this.text("after", { x: (x(main) + margin.left + plot.w) / 2, y: margin.top + plot.h + 16, class: "tick x" }));
     }
     axes.append(this.text("rank", { x: margin.left - 6, y: margin.top - 8, class: "axis-name y" }));
 
@@ -144,7 +155,8 @@ export class Chart {
         g.append(this.el("circle", { class: "end", cx: x(end), cy: y(now.rank), r: 3 }));
         g.append(this.el("line", { class: "leader", x1: x(end), x2: x(end) + 6, y1: y(now.rank), y2: labelY.get(i) }));
       }
-      const label = this.text(name, { x: x(end) + 9, y: labelY.get(i), class: "label" });
+      // Cut to the room at the right, with an ellipsis: the whole name is the line's title.
+      const label = this.text(name.length > labelChars ? `${name.slice(0, labelChars - 1)}…` : name, { x: x(end) + 9, y: labelY.get(i), class: "label" });
       const title = this.el("title", {});
       title.textContent = name;
       g.append(label, title);
@@ -192,6 +204,12 @@ export class Chart {
 function live(c) {
   return c.phase === "running" || c.phase === "frozen";
 }
+
+// labelChars is the most characters of a name at a line's end that the right margin holds.
+const labelChars = 22;
+
+// afterBand is the part of the width given to the changes after the contest's end.
+const afterBand = 0.1;
 
 // endOf is the contest time the chart runs to: now while the contest runs, else its end (or the last
 // change after it, a thaw say).
