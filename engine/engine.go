@@ -92,6 +92,31 @@ type Engine struct {
 	// takes anew from the boards.
 	background     context.Context
 	stopBackground context.CancelFunc
+	quiet          quiet
+}
+
+// quietEvery is how often a failure that repeats (a store down, failing every request) is logged.
+const quietEvery = 10 * time.Second
+
+// quiet keeps the log of failures that repeat readable: each kind is logged at most once per quietEvery.
+type quiet struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// allow reports whether the failure named key may be logged now.
+func (q *quiet) allow(key string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := time.Now()
+	if t, ok := q.last[key]; ok && now.Sub(t) < quietEvery {
+		return false
+	}
+	if q.last == nil {
+		q.last = make(map[string]time.Time)
+	}
+	q.last[key] = now
+	return true
 }
 
 // New returns an engine over store, reporting to metrics (nil for none). Call Open before serving it.
@@ -894,8 +919,10 @@ func (e *Engine) rebuild(c *contest) {
 	defer cancel()
 	fresh, err := e.restore(ctx, c.id)
 	if err != nil {
-		e.Logger.Error("rebuilding a board from the log failed", slog.String("contest", c.id),
-			slog.String("error", err.Error()))
+		if e.quiet.allow("rebuild " + c.id) {
+			e.Logger.Error("rebuilding a board from the log failed", slog.String("contest", c.id),
+				slog.String("error", err.Error()))
+		}
 		c.stale = true
 		return
 	}

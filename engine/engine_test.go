@@ -3,6 +3,9 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -195,6 +198,13 @@ func TestStoreDownThenBack(t *testing.T) {
 	store := &failingStore{DB: MustOpenStore(t, t.TempDir())}
 	defer store.Close()
 	e := MustOpenEngine(t, store)
+	logPath := filepath.Join(t.TempDir(), "log") // a file: the engine's goroutines write it, the test reads it
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	e.Logger = slog.New(slog.NewTextHandler(logFile, nil))
 	defer e.Close(ctx)
 	entries := contestEntries(t)
 	half := len(entries) / 2
@@ -205,12 +215,16 @@ func TestStoreDownThenBack(t *testing.T) {
 
 	store.fail.Store(true)
 	store.down.Store(true)
-	for range 2 { // the second time, the board is still stale and the store still down
+	for range 3 { // then the board is still stale and the store still down
 		if _, err := e.Submit(ctx, "c", entries[half:]); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
 			t.Fatalf("store down: got %v, want code %s", err, rankd.EUNAVAILABLE)
 		}
 	}
-	err := e.Read("c", func(*board.Board, int64) error { return nil })
+	// Each request's commit fails to rebuild the board: the log says so once, not per request.
+	if logs, err := os.ReadFile(logPath); err != nil || strings.Count(string(logs), "rebuilding a board from the log failed") != 1 {
+		t.Errorf("the rebuild's failure logged %d times (%v), want once:\n%s", strings.Count(string(logs), "rebuilding a board from the log failed"), err, logs)
+	}
+	err = e.Read("c", func(*board.Board, int64) error { return nil })
 	if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
 		t.Fatalf("read while the board is stale: got %v, want code %s", err, rankd.EUNAVAILABLE)
 	}

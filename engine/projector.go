@@ -102,8 +102,10 @@ func (e *Engine) projectLoop(c *contest) {
 			wait = 0
 		} else {
 			wait = min(max(2*wait, projectRetryMin), projectRetryMax)
-			e.Logger.Warn("projection failed; retrying", slog.String("contest", c.id), slog.Duration("in", wait),
-				slog.String("error", err.Error()))
+			if e.quiet.allow("projection " + c.id) {
+				e.Logger.Warn("projection failed; retrying", slog.String("contest", c.id), slog.Duration("in", wait),
+					slog.String("error", err.Error()))
+			}
 		}
 		if wait == 0 {
 			select {
