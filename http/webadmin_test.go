@@ -544,6 +544,17 @@ func TestBrowserAdminCSV(t *testing.T) {
   expect("and says so", r.lines[6].warnings, ["replaces team t9 (Old), which stays hidden"]);
   const o = teamsFromCSV("id,name,organization\nt1,A,TU Delft\nt2,B,o2\nt3,C,Other University", known);
   expect("organizations", o.lines.map((l) => [l.team && l.team.organization_id, l.warnings.length, l.errors.length]), [["o1", 0, 0], ["o2", 1, 0], [null, 0, 1]]);
+  // A file of new names only keeps each team's organization and groups; one that takes a team out of a
+  // hidden group says its results go public.
+  const k2 = {
+    groups: [{ id: "obs", name: "Observers", hidden: true }, { id: "g1", name: "Students" }],
+    organizations: [{ id: "o1", name: "TU Delft" }],
+    teams: new Map([["t3", { id: "t3", name: "Watchers", organization_id: "o1", group_ids: ["obs"] }]]),
+  };
+  expect("new names only", teamsFromCSV("id,name\nt3,Watchers Renamed", k2).lines[0].team,
+    { id: "t3", name: "Watchers Renamed", group_ids: ["obs"], organization_id: "o1" });
+  expect("out of a hidden group", teamsFromCSV("id,name,groups\nt3,W,g1", k2).lines[0].warnings,
+    ["replaces team t3 (Watchers)", "leaves hidden group Observers: its results go on the public board"]);
   expect("no header", teamsFromCSV("", known).error.includes("empty"), true);
   expect("an unknown column", teamsFromCSV("id,name,colour\n", known).error.includes("unknown column “colour”"), true);
   expect("no name column", teamsFromCSV("id,groups\n", known).error.includes("no name column"), true);
@@ -608,4 +619,68 @@ func TestBrowserAdminEditsFromTheAPI(t *testing.T) {
 		t.Errorf("after saving the forms unchanged: got %s", got)
 	}
 	tb.Shot("ctf")
+}
+
+// The console does not put off-board teams on the public board by an ordinary action, nor undo a thaw: a
+// hidden group's id typed in the group form brings it as it is (hidden), and unhiding it asks first; a team of
+// a hidden group is listed as such; registering an id taken asks before replacing that team; after a thaw the
+// contest form holds the freeze the thaw left (saving the form as it was brought the freeze back); changing
+// the rules of a contest under way asks first.
+func TestBrowserAdminKeepsOffBoardTeamsOff(t *testing.T) {
+	e := MustOpen(t) // 4:30 into the contest: frozen since 4:00
+	e.MustContest(t)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/groups", adminToken, `{"id":"obs","name":"Observers","hidden":true}`, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken, `{"id":"t9","name":"Watchers","group_ids":["obs"]}`, nil)
+	tb := adminTab(t, MustBrowser(t), e.URL)
+	tb.Go("/")
+	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
+	tb.Go("/admin/contests/c1")
+	tb.Wait("the teams", `!!document.querySelector('#team-list tr[data-team="t9"]')`)
+	if got := evalJS[string](tb, `document.querySelector('#team-list tr[data-team="t9"] .team-status').textContent`); got != "In hidden group Observers" {
+		t.Errorf("a team of a hidden group: listed as %q", got)
+	}
+
+	tb.Fill("g-id", "obs")
+	if !evalJS[bool](tb, `document.getElementById("g-hidden").checked && document.getElementById("g-name").value === "Observers"`) {
+		t.Error("the group form, given a hidden group's id: want its name and Hidden ticked")
+	}
+	tb.Fill("g-name", "Observers (renamed)")
+	evalJS[chromedp.Void](tb, `document.getElementById("g-hidden").checked = false`)
+	tb.Do(chromedp.Click(chromedp.ID("g-save")))
+	tb.Confirm(false)
+	tb.WaitStatus("The group is unchanged: cancelled.")
+	var groups []struct {
+		ID     string
+		Hidden bool
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/groups?view=jury", adminToken, nil, &groups)
+	if !slices.ContainsFunc(groups, func(g struct {
+		ID     string
+		Hidden bool
+	}) bool {
+		return g.ID == "obs" && g.Hidden
+	}) {
+		t.Errorf("after the cancelled unhiding: groups %+v, want obs hidden", groups)
+	}
+
+	tb.Fill("t-id", "t1", "t-name", "Someone Else")
+	tb.Do(chromedp.Click(chromedp.ID("t-save")))
+	tb.Confirm(false)
+	tb.WaitStatus("is unchanged: cancelled.")
+	var team adminTeam
+	if e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/teams/t1", "", nil, &team); team.Name != "Alpha" {
+		t.Errorf("after a cancelled registration of t1: its name is %q, want Alpha", team.Name)
+	}
+
+	// Rules changed under way are asked about (a stray choice ranked every team anew at once).
+	tb.Fill("c-rules", "oi")
+	tb.Do(chromedp.Click(chromedp.ID("c-save")))
+	tb.Confirm(false)
+	tb.WaitStatus("The contest is not saved: cancelled.")
+	tb.Fill("c-rules", "icpc")
+
+	tb.Do(chromedp.Click(chromedp.ID("thaw-now")))
+	tb.Confirm(true)
+	tb.WaitStatus("Lifted the freeze")
+	tb.Wait("the form's freeze", `document.getElementById("c-freeze").value === ""`)
 }

@@ -173,7 +173,9 @@ async function reload(what) {
     // first action, which asks again.
     const [teams, orgs] = await Promise.all([
       hasAdminToken() ? call("GET", `${ctx.base}/teams?view=jury`) : { ok: false, status: 0, message: "", noToken: true },
-      call("GET", `/api/contests/${encodeURIComponent(cid)}/organizations`, undefined, { token: false }),
+      // As the jury: the public's leave out organizations whose teams are all off the public board.
+      hasAdminToken() ? call("GET", `/api/contests/${encodeURIComponent(cid)}/organizations?view=jury`)
+        : call("GET", `/api/contests/${encodeURIComponent(cid)}/organizations`, undefined, { token: false }),
     ]);
     if (teams.ok) {
       ctx.teams = teams.body;
@@ -247,12 +249,29 @@ async function saveContest() {
     status.show("The contest's definition could not be read, so it is not saved: reload the page.", "error");
     return;
   }
-  const a = await call("PATCH", ctx.base, { contest: c });
-  if (status.answer(`Save contest ${c.id}`, a, `Saved contest ${c.name} (${c.id}).`)) {
-    await reload("contest");
-    await loadDefinition();
-    if (ctx.definition) fillContestForm(ctx.definition.contest);
+  // What a stray edit of a contest under way would do to every board is asked first.
+  if (["running", "frozen"].includes(ctx.contest.phase)) {
+    if (!c.start_time && ctx.contest.start_time && !await confirmAction("Take back the start?",
+      "The contest is under way: without a start time the boards lose its clock and its freeze, and it counts as not scheduled.", "Save without a start")) {
+      status.show("The contest is not saved: cancelled.", "info");
+      return;
+    }
+    if ($("c-rules").value !== ctx.contest.rules && !await confirmAction(`Change the rules to ${$("c-rules").selectedOptions[0].textContent}?`,
+      "The contest is under way: every team is ranked anew by the new rules, on every board, at once.", "Change the rules")) {
+      status.show("The contest is not saved: cancelled.", "info");
+      return;
+    }
   }
+  const a = await call("PATCH", ctx.base, { contest: c });
+  if (status.answer(`Save contest ${c.id}`, a, `Saved contest ${c.name} (${c.id}).`)) await reloadDefinition();
+}
+
+// reloadDefinition reads the contest again, and its definition into the form: after a save, and after a
+// freeze or a thaw, which change the freeze (a form left as it was would undo the thaw at its next save).
+async function reloadDefinition() {
+  await reload("contest");
+  await loadDefinition();
+  if (ctx.definition) fillContestForm(ctx.definition.contest);
 }
 
 function sortedProblems() {
@@ -328,13 +347,35 @@ function renderProblems() {
   showRules($("problem-list"), ctx.contest.rules);
 }
 
+// groupOf returns the contest's group with this id, if any.
+function groupOf(id) {
+  return (ctx.contest.groups || []).find((g) => g.id === id);
+}
+
 function setUpGroups() {
+  // The id of a group there is fills the form with it: a group is changed from what it is (its teams stay
+  // off the public board unless "Hidden" is unticked on purpose).
+  $("g-id").addEventListener("change", () => {
+    const g = groupOf($("g-id").value.trim());
+    if (g) {
+      $("g-name").value = g.name || "";
+      $("g-hidden").checked = !!g.hidden;
+    }
+    $("g-save").textContent = g ? "Save the group" : "Add the group";
+  });
+  $("group-form").addEventListener("reset", () => { $("g-save").textContent = "Add the group"; });
   $("group-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const g = { id: $("g-id").value.trim(), name: $("g-name").value.trim() };
     if (!validID(g.id)) return reportFormError(new FormError("g-id", "Group id: 1 to 36 letters, digits, “_”, “-” and “.”, starting with a letter, a digit or “_”, not ending with “.”"));
     if (!g.name) return reportFormError(new FormError("g-name", "Group name: the group needs one"));
     if ($("g-hidden").checked) g.hidden = true;
+    const was = groupOf(g.id);
+    if (was && was.hidden && !g.hidden && !await confirmAction(`Show group ${was.name || was.id}?`,
+      "The group is hidden: saved without “Hidden”, its teams go on the public board, with their results.", "Show the group")) {
+      status.show("The group is unchanged: cancelled.", "info");
+      return;
+    }
     const a = await call("POST", `${ctx.base}/groups`, g);
     if (status.answer(`Add group ${g.name} (${g.id})`, a, `Saved group ${g.name} (${g.id}).`)) {
       $("group-form").reset();
@@ -399,7 +440,7 @@ function setUpFreeze() {
     const a = await call("POST", `${ctx.base}/freeze`);
     const at = a.ok && a.body && a.body.frozen_at ? `, ${a.body.frozen_at.replace(/\.0*$/, "")} into the contest` : "";
     status.answer("Freeze", a, `Froze the public board${at}.`);
-    await reload("contest");
+    await reloadDefinition();
   });
   $("thaw-now").addEventListener("click", async () => {
     const ended = ["ended", "thawed", "finalized"].includes(ctx.contest.phase);
@@ -411,7 +452,7 @@ function setUpFreeze() {
     }
     const a = await call("POST", `${ctx.base}/thaw`);
     status.answer("Thaw", a, ended ? "Thawed: the public sees the final board." : "Lifted the freeze: the public board is live.");
-    await reload("contest");
+    await reloadDefinition();
   });
 }
 

@@ -103,9 +103,10 @@ export class FormError extends Error {
   }
 }
 
-function whole(id, what) {
+// whole reads a field of a whole number; empty, it is none (0) unless otherwise said.
+function whole(id, what, empty = 0) {
   const v = $(id).value.trim();
-  if (v === "") return 0;
+  if (v === "") return empty;
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new FormError(id, `${what}: want a whole number, 0 or more`);
   return n;
@@ -138,7 +139,7 @@ export function readContestForm(old) {
     scoreboard_type: rules === "icpc" ? "pass-fail" : "score",
   };
   if (old && old.formal_name && old.formal_name !== old.name) c.formal_name = old.formal_name;
-  if (rules === "icpc") c.penalty_time = whole("c-penalty", "Penalty time");
+  if (rules === "icpc") c.penalty_time = whole("c-penalty", "Penalty time", 20); // empty: the default, as the API's
   const ext = { rules };
   const medals = { gold: whole("c-gold", "Gold medals"), silver: whole("c-silver", "Silver medals"), bronze: whole("c-bronze", "Bronze medals") };
   if (medals.gold + medals.silver + medals.bronze > 0) ext.medals = medals;

@@ -116,7 +116,8 @@ function resolver(objects) {
 // ([{id, name}]) and teams (a Map by id, of the jury's team objects). It returns { error } when the header
 // is wrong, else { columns, lines }: one line per record after the header, each { line, fields, team,
 // errors, warnings }, team set when the line has no error. A line naming a registered team replaces its
-// name, organization and groups; what the file does not say of it (hidden, label, display name) stays.
+// name, and its organization and groups when the file has their columns; what the file does not say of it
+// (hidden, label, display name, organization and groups without their columns) stays.
 export function teamsFromCSV(text, known) {
   const records = parseCSV(text);
   if (records.length === 0) return { error: "The file is empty: it needs a header line (id,name,organization,groups) and one line per team." };
@@ -189,7 +190,14 @@ export function teamsFromCSV(text, known) {
     const old = known.teams && known.teams.get(id);
     if (old) {
       for (const k of ["label", "display_name", "hidden"]) if (old[k]) team[k] = old[k];
+      // A column the file does not have says nothing of the team: a file of new names keeps its organization
+      // and groups (a team of a hidden group would go on the public board with its results).
+      if (!("organization" in index) && old.organization_id) team.organization_id = old.organization_id;
+      if (!("groups" in index)) team.group_ids = old.group_ids || [];
       l.warnings.push(`replaces team ${id} (${old.name})${old.hidden ? ", which stays hidden" : ""}`);
+      const hiddenGroups = (known.groups || []).filter((g) => g.hidden);
+      const leaves = hiddenGroups.filter((g) => (old.group_ids || []).includes(g.id) && !team.group_ids.includes(g.id));
+      if (leaves.length) l.warnings.push(`leaves hidden group ${leaves.map((g) => g.name || g.id).join(", ")}: its results go on the public board`);
     }
     if (l.errors.length === 0) l.team = team;
   }

@@ -49,6 +49,12 @@ export function setUpTeams(ctx) {
   setUpImport(ctx);
 }
 
+// hiddenGroup returns the hidden group of ctx's contest that team t is in, if any: its teams are off the
+// public board.
+function hiddenGroup(ctx, t) {
+  return (ctx.contest.groups || []).find((g) => g.hidden && (t.group_ids || []).includes(g.id));
+}
+
 // renderTeams shows the teams the filter lets through, and fills the form's choices.
 export function renderTeams(ctx) {
   const orgName = new Map(ctx.organizations.map((o) => [o.id, o.name || o.id]));
@@ -58,7 +64,7 @@ export function renderTeams(ctx) {
   const matches = ctx.teams.filter((t) => {
     if (show === "banned" && !t.banned) return false;
     if (show === "hidden" && !t.hidden) return false;
-    if (show === "board" && (t.banned || t.hidden)) return false;
+    if (show === "board" && (t.banned || t.hidden || hiddenGroup(ctx, t))) return false;
     if (!q) return true;
     return `${t.id}\n${t.name}\n${orgName.get(t.organization_id) || t.organization_id || ""}`.toLowerCase().includes(q);
   });
@@ -69,6 +75,8 @@ export function renderTeams(ctx) {
     const status = [];
     if (t.banned) status.push("Banned");
     if (t.hidden) status.push("Hidden");
+    const off = hiddenGroup(ctx, t);
+    if (off) status.push(`In hidden group ${off.name || off.id}`);
     if (status.length === 0) status.push("On the board");
     const button = (action, text) => {
       const b = el("button", { type: "button", textContent: text });
@@ -217,10 +225,22 @@ async function saveTeam(ctx) {
   const team = { id, name, group_ids: [...$("t-groups").querySelectorAll("input:checked")].map((i) => i.value) };
   if ($("t-org").value) team.organization_id = $("t-org").value;
   const old = ctx.teams.find((x) => x.id === id);
+  if (old && !$("t-id").readOnly && !await ctx.confirm(`Replace team ${teamName(old)}?`,
+    `A team with the id ${id} is registered already (${teamName(old)}): registering this one replaces its name, organization and groups.`,
+    "Replace the team")) {
+    ctx.status.show(`Team ${teamName(old)} is unchanged: cancelled.`, "info");
+    return;
+  }
   if (old) for (const k of ["label", "display_name", "hidden"]) if (old[k]) team[k] = old[k];
   const a = await call("POST", `${ctx.base}/teams`, team);
+  // What the boards show of it: its display name, which this form does not edit, rather than its name; and
+  // whether it is on the public board at all.
+  const off = hiddenGroup(ctx, team);
+  let where = "";
+  if (team.display_name && team.display_name !== team.name) where = `; the boards show its display name, “${team.display_name}”`;
+  if (!old) where += off ? `: it is in hidden group ${off.name || off.id}, off the public board` : ": it is on the board";
   const ok = ctx.status.answer(`${old ? "Save" : "Register"} team ${teamName(team)}`, a,
-    `${old ? "Saved" : "Registered"} team ${teamName(team)}${old ? "" : ": it is on the board"}.`);
+    `${old ? "Saved" : "Registered"} team ${teamName(team)}${where}.`);
   if (ok) {
     $("team-form").reset();
     await ctx.reload("teams");
