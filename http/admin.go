@@ -404,6 +404,9 @@ func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 	end := start.Add(c.Duration)
 	var evs []rankd.Event
 	if now.Before(end) {
+		if c.HidesUntilEnd() {
+			return rankd.Errorf(rankd.ECONFLICT, "contest %q hides its results from the public until its end (hide_until_end): they show then, not by a thaw", cid)
+		}
 		if ft := rankd.FreezeOf(&c, st); now.Before(start.Add(ft)) {
 			// Not frozen yet: a thaw would drop the freeze to come, which an organiser does by editing the
 			// contest, not by a thaw sent too early.

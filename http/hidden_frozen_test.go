@@ -128,3 +128,15 @@ func TestHiddenUntilEndCannotBeDropped(t *testing.T) {
 	e.MustHiddenOIContest(t)
 	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest(map[string]any{"rules": "oi"})}, nil)
 }
+
+// A thaw by hand of an OI contest hidden until its end, while it runs, is refused saying why: its results
+// show at its end (it was refused as "not frozen", to set a freeze duration it has no use for).
+func TestHiddenUntilEndThawSaysWhy(t *testing.T) {
+	e := MustOpen(t)
+	e.MustHiddenOIContest(t) // running: 4:30 in
+	var body struct{ Code, Message string }
+	e.MustDo(t, http.StatusConflict, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, &body)
+	if !strings.Contains(body.Message, "hides its results from the public until its end") {
+		t.Errorf("a thaw while hidden until the end: got %+v, want the reason", body)
+	}
+}

@@ -445,7 +445,8 @@ function setUpFreeze() {
   $("thaw-now").addEventListener("click", async () => {
     const ended = ["ended", "thawed", "finalized"].includes(ctx.contest.phase);
     if (!await confirmAction(ended ? "Thaw: show the final board?" : "Lift the freeze?",
-      ended ? "The public sees every verdict: the final board." : "The public board shows every verdict at once, and stays live.",
+      ended ? "The public sees every verdict at once, those a reveal under way has not shown yet too: the final board. A thaw cannot be taken back."
+        : "The public board shows every verdict at once, and stays live.",
       ended ? "Show the final board" : "Lift the freeze")) {
       status.show("Nothing thawed: cancelled.", "info");
       return;
@@ -468,8 +469,13 @@ function renderFreeze() {
     text += `The public board is frozen since ${when(at)}.`;
   } else if (at && c.phase === "running") {
     text += `The public board freezes at ${when(at)}.`;
+  } else if (c.phase === "running" && c.frozen) {
+    text += "The contest hides its results from the public until its end: they show then.";
+  } else if (at && c.phase === "ended" && !c.frozen) {
+    text += "Every frozen result is revealed; thaw to record it (the public board stays as it is).";
   } else if (at && c.phase === "ended") {
-    text += `The public board has been frozen since ${when(at)}; thaw to show the final board.`;
+    text += `The public board has been frozen since ${when(at)}; thaw to show the final board at once, or reveal it ` +
+      "a result at a time on the board's big screen.";
   } else if (c.phase === "scheduled") {
     text += `It starts at ${localTime(new Date(start))}, for ${c.duration.replace(/\.0*$/, "")}` +
       (at ? `; the public board freezes ${contestTime(relMillis(c.scoreboard_freeze_duration))} before the end.` : ", without a freeze.");
