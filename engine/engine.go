@@ -371,6 +371,11 @@ func (e *Engine) restore(ctx context.Context, id string) (*contest, error) {
 
 // load builds a contest's board from its latest checkpoint and the log after it, and publishes nothing.
 func (e *Engine) load(ctx context.Context, id string) (*contest, error) {
+	return e.loadWatched(ctx, id, nil)
+}
+
+// loadWatched is load calling progress (when not nil) as the log is read and applied.
+func (e *Engine) loadWatched(ctx context.Context, id string, progress func()) (*contest, error) {
 	c := &contest{id: id, queue: make(chan *request, 1024)}
 	cp, err := e.store.LatestCheckpoint(ctx, id)
 	switch {
@@ -390,20 +395,24 @@ func (e *Engine) load(ctx context.Context, id string) (*contest, error) {
 	default:
 		return nil, err
 	}
-	if err := e.replay(ctx, c); err != nil {
+	if err := e.replay(ctx, c, progress); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// replay applies the log of c after c.pos to c.board, reporting no change (a board being built).
-// The log's lines are streamed through one feed reader, the way a feed file is read.
-func (e *Engine) replay(ctx context.Context, c *contest) error {
+// replay applies the log of c after c.pos to c.board, reporting no change (a board being built), and calls
+// progress (when not nil) for each entry read. The log's lines are streamed through one feed reader, the way
+// a feed file is read.
+func (e *Engine) replay(ctx context.Context, c *contest, progress func()) error {
 	pr, pw := io.Pipe()
 	go func() {
 		// Buffered, so that the pipe hands over blocks of lines rather than each line (a goroutine switch).
 		bw := bufio.NewWriterSize(pw, 64<<10)
 		err := e.store.Replay(ctx, c.id, c.pos, func(le *rankd.LogEntry) error {
+			if progress != nil {
+				progress() // read: the apply side, slow, holds the reads back through the pipe
+			}
 			if _, err := bw.Write(le.Data); err != nil {
 				return err
 			}
@@ -418,7 +427,7 @@ func (e *Engine) replay(ctx context.Context, c *contest) error {
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	return e.applyLog(c, pr, false)
+	return e.applyLog(c, pr, false, progress)
 }
 
 // readError is a failure to read the log (the store, not an entry of it): the board then holds the entries
@@ -428,9 +437,9 @@ type readError struct{ err error }
 func (e readError) Error() string { return e.err.Error() }
 func (e readError) Unwrap() error { return e.err }
 
-// applyLog applies to c.board the log lines of r, which follow c.pos. A readError of r is returned as it
-// is, c.pos counting the lines applied before it.
-func (e *Engine) applyLog(c *contest, r io.Reader, notify bool) error {
+// applyLog applies to c.board the log lines of r, which follow c.pos, calling progress (when not nil) for
+// each. A readError of r is returned as it is, c.pos counting the lines applied before it.
+func (e *Engine) applyLog(c *contest, r io.Reader, notify bool, progress func()) error {
 	// Parsing runs on one core while the board applies on another.
 	// Not cancelled midway: a board is applied a log to its end, or rebuilt.
 	_, err := ccs.Pipeline(context.Background(), r, func(ev *rankd.Event, _ int, err error) error {
@@ -449,6 +458,9 @@ func (e *Engine) applyLog(c *contest, r io.Reader, notify bool) error {
 		if notify {
 			e.changed(c, ch)
 		}
+		if progress != nil {
+			progress()
+		}
 		return nil
 	})
 	return err
@@ -464,7 +476,7 @@ func (e *Engine) applyTail(c *contest, entries []rankd.LogEntry) error {
 		buf.Write(entries[i].Data)
 		buf.WriteByte('\n')
 	}
-	return e.applyLog(c, &buf, true)
+	return e.applyLog(c, &buf, true, nil)
 }
 
 // changed reports what an applied event changed: to Notify, and to the projector.
@@ -757,7 +769,7 @@ func (e *Engine) follow(ctx context.Context, c *contest) error {
 		if first != c.pos+1 {
 			err = rankd.Errorf(rankd.EINTERNAL, "contest %s: the log goes on at %d, not at %d", c.id, first, c.pos+1)
 		} else {
-			err = e.applyLog(c, &buf, true)
+			err = e.applyLog(c, &buf, true, nil)
 		}
 		if err != nil {
 			e.Logger.Error("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
@@ -915,9 +927,12 @@ func hideTime(c *rankd.Contest) time.Duration {
 // rebuild builds c's board again from what is durable, after a failure left it holding events the log may
 // not. It runs with c's lock held. The projection is rebuilt too: which rows changed is no longer known.
 func (e *Engine) rebuild(c *contest) {
-	ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
+	// Given up on when the store stops answering for a commit's time, not when the log is long: a board that
+	// takes longer than that to replay (a big contest, a cell of many submissions) was never rebuilt, and its
+	// contest answered 503 for good.
+	ctx, progress, cancel := stallContext(e.background, e.commitTimeout())
 	defer cancel()
-	fresh, err := e.restore(ctx, c.id)
+	fresh, err := e.loadWatched(ctx, c.id, progress)
 	if err != nil {
 		if e.quiet.allow("rebuild " + c.id) {
 			e.Logger.Error("rebuilding a board from the log failed", slog.String("contest", c.id),
@@ -932,6 +947,32 @@ func (e *Engine) rebuild(c *contest) {
 	c.proj.lost()
 	e.notifyAll(c, old)
 	c.publish()
+}
+
+// stallContext returns a context of parent that is cancelled once progress has not been called for d: work
+// that moves on, however long, goes on; work that waits on something that hangs is given up.
+func stallContext(parent context.Context, d time.Duration) (ctx context.Context, progress func(), cancel context.CancelFunc) {
+	ctx, cancel = context.WithCancel(parent)
+	var steps atomic.Int64
+	go func() {
+		tick := time.NewTicker(max(d/4, time.Millisecond))
+		defer tick.Stop()
+		seen, since := int64(-1), time.Now()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				if n := steps.Load(); n != seen {
+					seen, since = n, now
+				} else if now.Sub(since) >= d {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { steps.Add(1) }, cancel
 }
 
 // notifyAll tells Notify that every row of a view may have changed, for each view whose sequence number the

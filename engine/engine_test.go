@@ -28,6 +28,8 @@ type failingStore struct {
 	fail atomic.Bool
 	// down makes reads fail too, as a store that cannot be reached.
 	down atomic.Bool
+	// slow is how long Replay takes for each entry (a store far away, a long log).
+	slow atomic.Int64
 }
 
 var errDisk = errors.New("disk on fire")
@@ -36,7 +38,10 @@ func (s *failingStore) Replay(ctx context.Context, contestID string, after int64
 	if s.down.Load() {
 		return errDisk
 	}
-	return s.DB.Replay(ctx, contestID, after, fn)
+	return s.DB.Replay(ctx, contestID, after, func(le *rankd.LogEntry) error {
+		time.Sleep(time.Duration(s.slow.Load()))
+		return fn(le)
+	})
 }
 
 func (s *failingStore) LatestCheckpoint(ctx context.Context, contestID string) (rankd.Checkpoint, error) {
@@ -188,6 +193,33 @@ func TestFailedCommitLeavesNothing(t *testing.T) {
 		if r.Status != engine.StatusAccepted && r.Status != engine.StatusDuplicate {
 			t.Fatalf("retry, entry %d: got %+v", i, r)
 		}
+	}
+}
+
+// A board rebuilt after a failed commit from a log that takes longer to replay than a commit may take, the
+// replay moving on all along, is rebuilt: given up at the commit's timeout, it was never rebuilt, and the
+// contest answered 503 for good.
+func TestSlowRebuildCompletes(t *testing.T) {
+	ctx := context.Background()
+	store := &failingStore{DB: MustOpenStore(t, t.TempDir())}
+	defer store.Close()
+	e := engine.New(store, nil)
+	e.CommitTimeout = 300 * time.Millisecond
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	if _, err := e.Submit(ctx, "c", entries[:len(entries)-1]); err != nil {
+		t.Fatal(err)
+	}
+	store.slow.Store(int64(time.Millisecond)) // about 1.3 s to replay: four times the timeout
+	store.fail.Store(true)
+	if _, err := e.Submit(ctx, "c", entries[len(entries)-1:]); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Fatalf("failed commit: got %v, want code %s", err, rankd.EUNAVAILABLE)
+	}
+	if err := e.Read("c", func(*board.Board, int64) error { return nil }); err != nil {
+		t.Fatalf("after the rebuild: got %v, want the board readable", err)
 	}
 }
 
