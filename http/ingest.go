@@ -96,6 +96,10 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		feed, isJSON = bytes.NewReader(lines), true
 	}
 	resp, err := s.ingestFeed(r, contestID, feed)
+	if e, ok := errors.AsType[*rankd.Error](err); ok && isJSON {
+		// The reader numbers lines; a JSON body has elements.
+		return &rankd.Error{Code: e.Code, Message: strings.Replace(e.Message, "before line ", "before item ", 1)}
+	}
 	if err != nil {
 		return err
 	}
@@ -462,9 +466,15 @@ func (s *Server) submit(r *http.Request, contestID string, evs []rankd.Event) (i
 // answer waits for the commit of each part and gathers a result per item, in order.
 func (s *Server) answer(r *http.Request, parts []part) (ingestResponse, error) {
 	var resp ingestResponse
-	for _, p := range parts {
+	for k, p := range parts {
 		results, err := p.pending.Wait(r.Context())
 		if err != nil {
+			if n := storedBefore(parts[:k]); n > 0 && rankd.ErrorCode(err) == rankd.EUNAVAILABLE {
+				// Committed in parts: those before this one are stored, and the sender is told so (it was told
+				// that nothing was, thousands of events stored).
+				err = &rankd.Error{Code: rankd.EUNAVAILABLE, Message: fmt.Sprintf(
+					"%s (the events before line %d are stored: sent again, they are duplicates)", rankd.ErrorMessage(err), n)}
+			}
 			return ingestResponse{}, err
 		}
 		if resp.Results == nil {
