@@ -42,8 +42,9 @@ type SharedLog interface {
 const (
 	DefaultCheckpointEvery = 200000
 	DefaultMaxBatch        = 10000
-	// DefaultCommitTimeout bounds a commit (and a rebuild of a board from the log): a store that hangs fails
-	// the events, which the clients send again, rather than holding the contest for good.
+	// DefaultCommitTimeout bounds how long a commit (and a rebuild of a board from the log) waits on a store
+	// that does not answer: a store that hangs fails the events, which the clients send again, rather than
+	// holding the contest for good. Time spent applying events, however long, does not count.
 	DefaultCommitTimeout = 30 * time.Second
 )
 
@@ -605,7 +606,9 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 			entries = append(entries, r.entries...)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
+	// A commit is given up when the store stops answering for the commit timeout, not when applying its
+	// events takes longer (a batch of many submissions in one cell): it failed, and its board was rebuilt.
+	ctx, progress, cancel := stallContext(context.Background(), e.commitTimeout())
 	defer cancel()
 	if len(entries) == 0 && !c.stale { // the committer alone writes stale
 		// Sync requests only. They come every second in the distributed mode: the projector is woken only
@@ -648,6 +651,7 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	// submissions and judgements, left it as it was: they read what they read before (see ReadPublic).
 	public, judging := c.board.Seq(rankd.PublicView), true
 	accept := func(i int) error {
+		progress()
 		if t := entries[i].Event.Type; t != rankd.EventSubmission && t != rankd.EventJudgement {
 			judging = false
 		}

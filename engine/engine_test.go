@@ -30,6 +30,8 @@ type failingStore struct {
 	down atomic.Bool
 	// slow is how long Replay takes for each entry (a store far away, a long log).
 	slow atomic.Int64
+	// slowApply is how long each entry of an Append takes to apply (a cell of many submissions).
+	slowApply atomic.Int64
 }
 
 var errDisk = errors.New("disk on fire")
@@ -52,6 +54,13 @@ func (s *failingStore) LatestCheckpoint(ctx context.Context, contestID string) (
 }
 
 func (s *failingStore) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
+	if d := time.Duration(s.slowApply.Load()); d > 0 {
+		inner := accept
+		accept = func(i int) error {
+			time.Sleep(d)
+			return inner(i)
+		}
+	}
 	if s.fail.Load() {
 		for i := range entries {
 			if err := accept(i); err != nil {
@@ -220,6 +229,25 @@ func TestSlowRebuildCompletes(t *testing.T) {
 	}
 	if err := e.Read("c", func(*board.Board, int64) error { return nil }); err != nil {
 		t.Fatalf("after the rebuild: got %v, want the board readable", err)
+	}
+}
+
+// A commit whose events take longer to apply than the commit timeout, the store answering all along, is
+// stored: it failed, and its board was rebuilt (a batch of many submissions in one cell).
+func TestSlowApplyCommits(t *testing.T) {
+	ctx := context.Background()
+	store := &failingStore{DB: MustOpenStore(t, t.TempDir())}
+	defer store.Close()
+	e := engine.New(store, nil)
+	e.CommitTimeout = 200 * time.Millisecond
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	store.slowApply.Store(int64(2 * time.Millisecond))
+	entries := contestEntries(t)[:300] // about 0.6 s to apply: three times the timeout
+	if _, err := e.Submit(ctx, "c", entries); err != nil {
+		t.Fatalf("a commit slow to apply: got %v, want it stored", err)
 	}
 }
 
