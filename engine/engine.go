@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -650,6 +651,7 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	// Once every entry is applied, readers of the public view need not wait for the disk when the entries,
 	// submissions and judgements, left it as it was: they read what they read before (see ReadPublic).
 	public, judging := c.board.Seq(rankd.PublicView), true
+	var notes []string // what the senders of accepted events are told of them, by entry
 	accept := func(i int) error {
 		progress()
 		if t := entries[i].Event.Type; t != rankd.EventSubmission && t != rankd.EventJudgement {
@@ -676,6 +678,12 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		}
 		seqs[i] = c.board.Seq(rankd.JuryView)
 		e.changed(c, ch)
+		if note := outsideContest(c.board, &entries[i].Event); note != "" {
+			if notes == nil {
+				notes = make([]string, len(entries))
+			}
+			notes[i] = note
+		}
 		return nil
 	}
 	ctx = rankd.WithDecided(ctx, func() {
@@ -718,6 +726,9 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 			r.results[j] = resultOf(results[i])
 			e.metrics.countIngest(r.results[j].Status)
 			if results[i].Err == nil && !results[i].Duplicate {
+				if notes != nil {
+					r.results[j].Message = notes[i]
+				}
 				c.pos = results[i].Pos
 				r.results[j].Seq = seqs[i]
 			}
@@ -736,6 +747,24 @@ func (e *Engine) notStored(batch []*request) {
 			e.metrics.countIngest("unavailable")
 		}
 	}
+}
+
+// outsideContest returns, for a submission b's contest does not count because it was made before its start
+// or at or after its end, what its sender is told: it is stored and listed, and a judge with a clock off (or
+// a mistake of contest_time) learns of it. "" for any other event.
+func outsideContest(b *board.Board, ev *rankd.Event) string {
+	if ev.Type != rankd.EventSubmission || ev.Delete || ev.Submission == nil {
+		return ""
+	}
+	c := b.Contest()
+	switch t := ev.Submission.Time; {
+	case t < 0:
+		return fmt.Sprintf("stored, and counts on no board: contest_time %s is before the contest's start", ccs.FormatRelTime(t))
+	case t >= c.Duration:
+		return fmt.Sprintf("stored, and counts on no board: contest_time %s is at or after the contest's end (%s)",
+			ccs.FormatRelTime(t), ccs.FormatRelTime(c.Duration))
+	}
+	return ""
 }
 
 // followChunk bounds the bytes of log lines that follow reads before applying them.
