@@ -683,4 +683,13 @@ func TestBrowserAdminKeepsOffBoardTeamsOff(t *testing.T) {
 	tb.Confirm(true)
 	tb.WaitStatus("Lifted the freeze")
 	tb.Wait("the form's freeze", `document.getElementById("c-freeze").value === ""`)
+
+	// The header leads to the big screen, where the reveal is stepped; the jury board reads with the
+	// console's token (it asked for one again).
+	if href := evalJS[string](tb, `document.getElementById("link-screen").getAttribute("href")`); href != "/contests/c1?bigscreen=1" {
+		t.Errorf("the big screen's link: got %q", href)
+	}
+	tb.Go("/contests/c1?view=jury")
+	tb.Wait("the jury's board, without a token asked", `document.getElementById("view").value === "jury" && `+
+		`!document.getElementById("token-dialog").open && document.getElementById("state").textContent === "Live"`)
 }

@@ -134,9 +134,10 @@ async function contestPage() {
     if (e.status !== 404) setTimeout(() => location.reload(), 5000);
     return;
   }
-  show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "link-board", "link-jury");
+  show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "link-board", "link-jury", "link-screen");
   $("link-board").href = `/contests/${encodeURIComponent(cid)}`;
   $("link-jury").href = `/contests/${encodeURIComponent(cid)}?view=jury`;
+  $("link-screen").href = `/contests/${encodeURIComponent(cid)}?bigscreen=1`;
   $("contest-title").textContent = "Contest";
   $("contest-help").textContent = "Saving replaces the contest's definition (PATCH); its problems, teams and submissions stay.";
   $("c-save").textContent = "Save the contest";

@@ -14,10 +14,13 @@ const $ = (id) => document.getElementById(id);
 const cid = decodeURIComponent(location.pathname.split("/")[2] || "");
 const params = new URLSearchParams(location.search);
 const base = `/api/v1/contests/${encodeURIComponent(cid)}`;
-// The big screen shows the top rows of the throttled channel: the hall does not need every tick.
-// The rows of the big screen: ?top= when it is a whole number of rows, else 100 (the server takes no other).
+// The big screen shows the top rows of the throttled channel (the hall does not need every tick): ?top= when
+// it is a whole number of rows, else 100 (the server takes no other).
 const topRows = /^[1-9][0-9]{0,5}$/.test(params.get("top") || "") ? Number(params.get("top")) : 100;
 const tokenKeys = { team: `rankd.token.team.${cid}`, jury: "rankd.token.jury" };
+// The jury view reads with the admin console's token when this browser keeps no other: the console's "Jury
+// board" link asked for a token again.
+if (!storedToken(tokenKeys.jury) && storedToken("rankd.token.admin")) keepToken(tokenKeys.jury, storedToken("rankd.token.admin"));
 const stateTexts = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", polling: "Polling", error: "Stopped" };
 const refreshContestEvery = 30000;
 
