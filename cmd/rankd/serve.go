@@ -364,10 +364,10 @@ func (c *steadyClock) Now() time.Time {
 		if jump := wall.Sub(c.wall) - mono.Sub(c.mono); jump >= clockJump || jump <= -clockJump {
 			c.logger.Warn("the system clock jumped", slog.Duration("by", jump.Round(time.Second)),
 				slog.Duration("believed_after", c.trustAfter))
-			if jump > 0 && !mono.Before(c.distrust) {
-				c.base, c.baseMono = c.wall, c.mono
-			}
 			if jump > 0 {
+				if !mono.Before(c.distrust) { // not distrusting yet: the time before the jump is the last believed
+					c.base, c.baseMono = c.wall, c.mono
+				}
 				c.distrust = mono.Add(c.trustAfter)
 			}
 		}
