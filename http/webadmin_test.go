@@ -686,7 +686,7 @@ func TestBrowserAdminKeepsOffBoardTeamsOff(t *testing.T) {
 
 	// The header leads to the big screen, where the reveal is stepped; the jury board reads with the
 	// console's token (it asked for one again).
-	if href := evalJS[string](tb, `document.getElementById("link-screen").getAttribute("href")`); href != "/contests/c1?bigscreen=1" {
+	if href := evalJS[string](tb, `document.getElementById("link-screen").getAttribute("href")`); href != "/contests/c1?bigscreen=1&jury=1" {
 		t.Errorf("the big screen's link: got %q", href)
 	}
 	tb.Go("/contests/c1?view=jury")

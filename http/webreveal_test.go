@@ -205,3 +205,32 @@ func TestBrowserRevealBlockedAndBegun(t *testing.T) {
 	jury.Do(chromedp.Focus(chromedp.CSS("#board")), typeKeys(" "))
 	jury.Wait("step 1", `document.getElementById("reveal-count").textContent === "Step 1 of 3" && window.rankd.reveal.begun`)
 }
+
+// Only the jury's big screen (?jury=1, the admin console's link) offers to step the reveal in a browser that
+// keeps no admin token: the hall's audience saw "Step as jury…" on the projected board.
+func TestBrowserRevealJuryScreenAsksForToken(t *testing.T) {
+	e := MustOpen(t)
+	e.MustRevealContest(t)
+	e.now = contestStart.Add(6 * time.Hour)
+	b := MustBrowser(t)
+	for _, c := range []struct {
+		url   string
+		offer bool
+	}{
+		{"/contests/c1?bigscreen=1", false},
+		{"/contests/c1?bigscreen=1&jury=1", true},
+	} {
+		tb := b.Tab(t, e.URL)
+		tb.Go(c.url)
+		tb.Wait("the reveal", `document.getElementById("reveal-count").textContent === "Step 0 of 3"`)
+		if got := evalJS[bool](tb, `!document.getElementById("reveal-token").hidden`); got != c.offer {
+			t.Errorf("%s: got %v, want %v for \"Step as jury…\"", c.url, got, c.offer)
+		}
+		if got := evalJS[bool](tb, `document.getElementById("reveal-next").hidden`); !got {
+			t.Errorf("%s without the admin token: the next step is offered", c.url)
+		}
+		if got := evalJS[string](tb, `location.search`); c.offer && !strings.Contains(got, "jury=1") {
+			t.Errorf("%s: the address became %q, want it to keep jury=1", c.url, got)
+		}
+	}
+}

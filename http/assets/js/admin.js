@@ -137,7 +137,7 @@ async function contestPage() {
   show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "link-board", "link-jury", "link-screen");
   $("link-board").href = `/contests/${encodeURIComponent(cid)}`;
   $("link-jury").href = `/contests/${encodeURIComponent(cid)}?view=jury`;
-  $("link-screen").href = `/contests/${encodeURIComponent(cid)}?bigscreen=1`;
+  $("link-screen").href = `/contests/${encodeURIComponent(cid)}?bigscreen=1&jury=1`;
   $("contest-title").textContent = "Contest";
   $("contest-help").textContent = "Saving replaces the contest's definition (PATCH); its problems, teams and submissions stay.";
   $("c-save").textContent = "Save the contest";

@@ -34,6 +34,9 @@ let contest = null;
 let table = null;
 let view = ["team", "jury"].includes(params.get("view")) ? params.get("view") : "public";
 let bigscreen = params.get("bigscreen") === "1";
+// juryScreen: the big screen of the hall's jury (?jury=1, as the admin console links to it), which offers to
+// step the reveal though this browser keeps no admin token; the audience's big screen does not offer it.
+const juryScreen = params.get("jury") === "1";
 let stopScrolling = null;
 let feeds = [];
 let chart = null; // made when first shown
@@ -62,6 +65,7 @@ async function main() {
     teamName: (id) => page.board?.byTeam.get(id)?.team_name || id,
     problemLabel: (id) => (contest.problems || []).find((p) => p.id === id)?.label || id,
     bigscreen: () => bigscreen,
+    juryScreen,
     onActive: () => {
       showBanner();
       checkThawed();
@@ -492,6 +496,7 @@ function syncURL() {
   const p = new URLSearchParams();
   if (view !== "public") p.set("view", view);
   if (bigscreen) p.set("bigscreen", "1");
+  if (juryScreen) p.set("jury", "1");
   if (params.has("top")) p.set("top", String(topRows));
   if ($("group").value) p.set("group", $("group").value);
   if ($("search").value.trim()) p.set("q", $("search").value.trim());

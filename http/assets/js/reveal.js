@@ -18,11 +18,12 @@ const blockedRefreshMillis = 2000;
 export class Reveal {
   // base is the contest's API address; panel the page's #reveal section; table the board's Table;
   // teamName(id) and problemLabel(id) name a team and a problem; bigscreen() reports whether the page is
-  // the big screen, which scrolls to the reveal once begun and, with the admin token, steps it; onActive() is
+  // the big screen, which scrolls to the reveal once begun and, with the admin token, steps it; juryScreen
+  // whether it is the jury's, which asks for the token when it lacks it (the audience's does not); onActive() is
   // called when the reveal starts or stops being shown, and when its first step is made, onState()
   // when where it stands changed, onThawed() after the jury recorded the thaw.
-  constructor({ base, panel, table, teamName, problemLabel, bigscreen, onActive, onState, onThawed }) {
-    Object.assign(this, { base, panel, table, teamName, problemLabel, bigscreen, onActive, onState, onThawed });
+  constructor({ base, panel, table, teamName, problemLabel, bigscreen, juryScreen, onActive, onState, onThawed }) {
+    Object.assign(this, { base, panel, table, teamName, problemLabel, bigscreen, juryScreen, onActive, onState, onThawed });
     this.normalMoveMillis = table.moveMillis;
     this.watching = false;
     // active: the reveal is shown (the contest ended with frozen cells, or a step was made); begun: a step
@@ -193,7 +194,7 @@ export class Reveal {
     help.hidden = !(jury && kept && !done);
     next.hidden = !(jury && kept && !done);
     next.disabled = this.busy;
-    token.hidden = !(jury && !kept && !done);
+    token.hidden = !(jury && this.juryScreen && !kept && !done);
     thaw.hidden = !(jury && kept && done);
 
     const marks = new Map();
