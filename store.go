@@ -81,6 +81,20 @@ type EventLog interface {
 	Contests(ctx context.Context) ([]string, error)
 }
 
+// ContestDeleter deletes contests: what an organiser does with a test contest, or the demo, once done.
+type ContestDeleter interface {
+	// DeleteContest removes a contest and everything stored of it, atomically: its log (and the tokens of
+	// its events), its checkpoints, its submissions list, the tokens issued for its teams, and its final
+	// standings. An unknown contest (no log, no checkpoint, no final standings): ENOTFOUND. The id is free
+	// again: a later Append starts a new log at position 1. A concurrent Append of the contest runs before
+	// or after it, never across it.
+	DeleteContest(ctx context.Context, contestID string) error
+}
+
+// ErrContestDeleted is the cause of the error (ENOTFOUND) of a shared log's append from a server whose board
+// is further on than the contest's log: the contest was deleted (on another server) since the board read it.
+var ErrContestDeleted = errors.New("contest deleted")
+
 // WithDecided returns a copy of ctx that tells an EventLog's Append to call decided once it has decided
 // about every entry (accept was called for each it stores), before it makes any durable. The caller may
 // then let in readers that need not wait for the disk (see engine.Engine.ReadPublic). A store that does not
@@ -103,6 +117,9 @@ func Decided(ctx context.Context) {
 type Checkpoint struct {
 	Pos  int64
 	Data []byte
+	// Saved is when it was stored, by the store's clock (the clock of the log's Stored times); LatestCheckpoint
+	// sets it, SaveCheckpoint ignores it.
+	Saved time.Time
 }
 
 // CheckpointStore keeps the latest board checkpoint of each contest, so that start-up replays only the

@@ -75,6 +75,9 @@ type Engine struct {
 	// event), before the event is accepted: the distributed mode refuses a contest its projection cannot
 	// hold exactly.
 	Limits func(c rankd.Contest, problems []rankd.Problem) error
+	// Deleted, when set, is called with the id of a contest once the engine no longer holds it: deleted by
+	// Delete, or on another server of a shared log. It must not block or call back into the engine.
+	Deleted func(contestID string)
 
 	store   Store
 	metrics *Metrics
@@ -246,10 +249,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	e.mu.Unlock()
 	for _, c := range all {
-		c.queueMu.Lock()
-		c.queueClosed = true
-		close(c.queue)
-		c.queueMu.Unlock()
+		c.closeQueue(false)
 	}
 	e.stopBackground()
 	stopped := make(chan struct{})
@@ -265,6 +265,9 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	var errs []error
 	for _, c := range all {
+		if c.deleted {
+			continue // deleted while Close waited: a checkpoint would outlive it
+		}
 		if err := e.checkpoint(ctx, c); err != nil {
 			errs = append(errs, err)
 		}
@@ -280,6 +283,11 @@ type contest struct {
 	// so that a contest whose queue is full holds up no other.
 	queueMu     sync.RWMutex
 	queueClosed bool
+	// deleted says that the contest was deleted (set with queueClosed): its requests are answered so.
+	deleted bool
+	// deletedElsewhere says that the contest was deleted on another server, found so by a commit or a Sync
+	// (written by the committer; read by the projector once the committer ended).
+	deletedElsewhere bool
 
 	// durable is held by a commit from its first apply until its entries are durable, and by readers
 	// that must not see entries before they are (all but those of the public view: see ReadPublic), before
@@ -354,11 +362,14 @@ func (e *Engine) Public(contestID string) (Public, bool) {
 // request is one call of Submit waiting for its commit.
 type request struct {
 	// sync asks the committer to apply what other servers stored (see Sync); a sync request has no entries.
-	sync    bool
-	entries []rankd.LogEntry
-	results []Result
-	err     error
-	done    chan struct{}
+	sync bool
+	// del asks the committer to delete the contest (see Delete), or with forget to forget it (deleted on
+	// another server); such a request has no entries.
+	del, forget bool
+	entries     []rankd.LogEntry
+	results     []Result
+	err         error
+	done        chan struct{}
 }
 
 // restore builds a contest's board from its latest checkpoint and the log after it.
@@ -384,6 +395,9 @@ func (e *Engine) loadWatched(ctx context.Context, id string, progress func()) (*
 	case err == nil:
 		b, rerr := board.Restore(cp.Data)
 		if rerr == nil {
+			rerr = e.logReaches(ctx, id, cp)
+		}
+		if rerr == nil {
 			c.board, c.pos = b, cp.Pos
 			c.lastCheck.Store(cp.Pos)
 			break
@@ -401,6 +415,35 @@ func (e *Engine) loadWatched(ctx context.Context, id string, progress func()) (*
 		return nil, err
 	}
 	return c, nil
+}
+
+// errReached stops logReaches' read of the log.
+var errReached = errors.New("reached")
+
+// logReaches checks that a contest's log holds the entry a checkpoint was taken at, stored before the
+// checkpoint was: a checkpoint further on than the log, or saved before its entry was stored, is of another
+// log of the contest's id (one deleted, its checkpoint saved by a server that had not heard yet), not a
+// shortcut into this one.
+func (e *Engine) logReaches(ctx context.Context, id string, cp rankd.Checkpoint) error {
+	if cp.Pos == 0 {
+		return nil
+	}
+	err := e.store.Replay(ctx, id, cp.Pos-1, func(le *rankd.LogEntry) error {
+		switch {
+		case le.Pos != cp.Pos:
+			return fmt.Errorf("the checkpoint is at log position %d, and the log goes on at %d", cp.Pos, le.Pos)
+		case le.Stored.After(cp.Saved):
+			return fmt.Errorf("the checkpoint at log position %d was saved before that entry was stored", cp.Pos)
+		}
+		return errReached
+	})
+	switch {
+	case errors.Is(err, errReached):
+		return nil
+	case err == nil:
+		return fmt.Errorf("the checkpoint is at log position %d, beyond the log's end", cp.Pos)
+	}
+	return err
 }
 
 // replay applies the log of c after c.pos to c.board, reporting no change (a board being built), and calls
@@ -512,31 +555,56 @@ func (e *Engine) start(c *contest) {
 		go func() {
 			defer e.wg.Done()
 			e.projectLoop(c)
+			if c.deleted && !c.deletedElsewhere {
+				e.deleteProjection(c.id)
+			}
 		}()
 	}
 }
 
-// commitLoop takes the queued requests of c, as many as are waiting, and commits them together.
+// commitLoop takes the queued requests of c, as many as are waiting, and commits them together. A deletion
+// is done alone, after the requests queued before it: once it is done the loop ends.
 func (e *Engine) commitLoop(c *contest) {
 	var batch []*request
 	for req := range c.queue {
-		batch = append(batch[:0], req)
-		n := len(req.entries)
-	drain:
-		for n < e.MaxBatch {
-			select {
-			case more, ok := <-c.queue:
-				if !ok {
+		var del *request
+		if req.del {
+			del = req
+		} else {
+			batch = append(batch[:0], req)
+			n := len(req.entries)
+		drain:
+			for n < e.MaxBatch {
+				select {
+				case more, ok := <-c.queue:
+					if !ok {
+						break drain
+					}
+					if more.del {
+						del = more
+						break drain
+					}
+					batch = append(batch, more)
+					n += len(more.entries)
+				default:
 					break drain
 				}
-				batch = append(batch, more)
-				n += len(more.entries)
-			default:
-				break drain
+			}
+			if !e.commit(c, batch) {
+				answer(batch)
+			}
+			if c.deletedElsewhere {
+				if del == nil {
+					del = &request{del: true, done: make(chan struct{})}
+				}
+				del.forget = true
 			}
 		}
-		if !e.commit(c, batch) {
-			answer(batch)
+		if del != nil {
+			if e.deleteNow(c, del) {
+				return
+			}
+			continue
 		}
 		if last := c.lastCheck.Load(); !c.stale && c.pos-last >= e.checkpointGap(last) && c.checkpointing.CompareAndSwap(false, true) {
 			e.wg.Add(1)
@@ -709,6 +777,16 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		locked = true
 	}
 	e.metrics.observeCommit(time.Since(begin), len(entries))
+	if isDeleted(err) {
+		// Deleted on another server since this board read the log: the senders are told so, and the
+		// committer forgets the contest next.
+		for _, r := range batch {
+			r.err = rankd.Errorf(rankd.ENOTFOUND, "contest %q was deleted", c.id)
+		}
+		answer(batch)
+		c.deletedElsewhere = true
+		return true
+	}
 	if err != nil {
 		e.Logger.Error("commit failed", slog.String("contest", c.id), slog.Int("entries", len(entries)),
 			slog.String("error", err.Error()))
@@ -1233,7 +1311,7 @@ func (e *Engine) enqueue(ctx context.Context, c *contest, req *request) error {
 	c.queueMu.RLock()
 	defer c.queueMu.RUnlock()
 	if c.queueClosed {
-		return rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
+		return c.closedErr()
 	}
 	select {
 	case c.queue <- req:
@@ -1315,10 +1393,12 @@ func (e *Engine) contestFor(ctx context.Context, id string, entries []rankd.LogE
 // created elsewhere are restored, and the others apply what was stored since their position. It returns
 // once each board has caught up with the log as it was when Sync was called.
 func (e *Engine) Sync(ctx context.Context) error {
+	held := e.storedContests()
 	ids, err := e.store.Contests(ctx)
 	if err != nil {
 		return err
 	}
+	e.forgetDeleted(held, ids)
 	for _, id := range ids {
 		if err := e.SyncContest(ctx, id); err != nil && !e.failedOne(id) {
 			return err

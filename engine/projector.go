@@ -94,6 +94,9 @@ func (e *Engine) projectLoop(c *contest) {
 	e.checkProjection(ctx, c, true)
 	var wait time.Duration
 	for open := true; ; {
+		if !open && c.deleted {
+			return // the contest's projection goes with it (see start)
+		}
 		err := e.project(ctx, c)
 		if !open {
 			return

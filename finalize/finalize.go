@@ -530,6 +530,9 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 	}
 	begin := time.Now()
 	f, err := w.cfg.Builder.Final(ctx, id)
+	if rankd.ErrorCode(err) == rankd.ENOTFOUND {
+		return river.JobCancel(err) // the contest was deleted
+	}
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
 	}{
 		{"POST", "/api/v1/contests", false},
 		{"PATCH", "/api/v1/contests/c1", false},
+		{"DELETE", "/api/v1/contests/c1", false},
 		{"POST", "/api/v1/contests/c1/problems", false},
 		{"POST", "/api/v1/contests/c1/groups", false},
 		{"POST", "/api/v1/contests/c1/organizations", false},

@@ -132,6 +132,7 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
 	s.closing = make(chan struct{})
 	e.Notify = s.push.notify
+	e.Deleted = s.ContestDeleted
 	s.routes()
 	return s
 }
@@ -167,6 +168,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/v1/contests", s.admin(s.createContest))
 	s.handle("GET /api/v1/contests/{cid}", s.getContest)
 	s.handle("PATCH /api/v1/contests/{cid}", s.admin(s.updateContest))
+	s.handle("DELETE /api/v1/contests/{cid}", s.admin(s.deleteContest))
 	s.handle("POST /api/v1/contests/{cid}/problems", s.admin(s.postObjects(rankd.EventProblem)))
 	s.handle("POST /api/v1/contests/{cid}/groups", s.admin(s.postObjects(rankd.EventGroup)))
 	s.handle("POST /api/v1/contests/{cid}/organizations", s.admin(s.postObjects(rankd.EventOrganization)))

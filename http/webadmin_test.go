@@ -693,3 +693,32 @@ func TestBrowserAdminKeepsOffBoardTeamsOff(t *testing.T) {
 	tb.Wait("the jury's board, without a token asked", `document.getElementById("view").value === "jury" && `+
 		`!document.getElementById("token-dialog").open && document.getElementById("state").textContent === "Live"`)
 }
+
+// The console deletes a contest only once its id is typed and the deletion confirmed, then lists the
+// contests without it.
+func TestBrowserAdminDeletesContest(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	tb := adminTab(t, MustBrowser(t), e.URL)
+	tb.Go("/")
+	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
+	tb.Go("/admin/contests/c1")
+	tb.Wait("the delete section", `!document.getElementById("delete").hidden`)
+
+	tb.Fill("d-id", "c2")
+	tb.Do(chromedp.Click(chromedp.ID("d-go")))
+	tb.WaitStatus("Type the contest's id, c1, to delete it.")
+	tb.Fill("d-id", "c1")
+	tb.Do(chromedp.Click(chromedp.ID("d-go")))
+	tb.Confirm(false)
+	tb.WaitStatus("Nothing deleted")
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", adminToken, nil, nil)
+
+	tb.Do(chromedp.Click(chromedp.ID("d-go")))
+	tb.Confirm(true)
+	tb.WaitAcross("the list of contests", `location.pathname === "/admin" && document.getElementById("status").textContent.includes("Deleted contest c1.")`)
+	tb.WaitAcross("no contest left", `document.getElementById("contests-message").textContent.includes("There are no contests yet")`)
+	if r := e.Do(t, "GET", "/api/v1/contests/c1", adminToken, nil); r.Status != http.StatusNotFound {
+		t.Errorf("the contest after its deletion: got status %d, want 404", r.Status)
+	}
+}

@@ -42,8 +42,9 @@ func (db *DB) LatestCheckpoint(ctx context.Context, contestID string) (rankd.Che
 	var cp rankd.Checkpoint
 	err := pgx.ErrNoRows // an id PostgreSQL cannot hold has no checkpoint
 	if rankd.ValidText(contestID) {
-		err = db.pool.QueryRow(ctx, `SELECT pos, data FROM checkpoints WHERE contest_id = $1`, contestID).
-			Scan(&cp.Pos, &cp.Data)
+		err = db.pool.QueryRow(ctx, `SELECT pos, data, saved_at FROM checkpoints WHERE contest_id = $1`, contestID).
+			Scan(&cp.Pos, &cp.Data, &cp.Saved)
+		cp.Saved = cp.Saved.UTC()
 	}
 	if errNoRows(err) {
 		return rankd.Checkpoint{}, rankd.Errorf(rankd.ENOTFOUND, "contest %q has no checkpoint", contestID)

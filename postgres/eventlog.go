@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -54,7 +56,9 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 // AppendAfter is Append for a server that follows a log other servers append to too: once the contest is
 // locked, and before any accept, it calls tail once with the entries after position after (those the caller
 // has not applied yet; none when after < 0), in the same transaction, so that the caller's board is at the
-// log's end when it decides about its own entries. An error of tail undoes the call.
+// log's end when it decides about its own entries. An error of tail undoes the call. A log that ends before
+// position after, or a contest without one, when after > 0: the contest was deleted since the caller read
+// it, and the call fails with ENOTFOUND, whose cause is rankd.ErrContestDeleted, storing nothing.
 func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, tail func([]rankd.LogEntry) error, entries []rankd.LogEntry, accept func(i int) error) ([]rankd.AppendResult, error) {
 	if contestID == "" {
 		return nil, rankd.Errorf(rankd.EINVALID, "no contest id given")
@@ -76,7 +80,9 @@ func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, ta
 	defer rollback(ctx, tx)
 	a := appendCall{ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results, after: after, held: true}
 	a.pid, a.exclusive = db.exclusivePID()
-	if err := a.lookup(); err != nil {
+	if err := a.lookup(); errors.Is(err, rankd.ErrContestDeleted) {
+		return nil, err
+	} else if err != nil {
 		return nil, fail(ctx, "append", err)
 	}
 	if !a.held {
@@ -267,6 +273,12 @@ func (a *appendCall) lookup() error {
 	b.Queue(`SELECT clock_timestamp()`).QueryRow(func(row pgx.Row) error { return row.Scan(&a.stored) })
 	if err := a.tx.SendBatch(a.ctx, &b).Close(); err != nil {
 		return err
+	}
+	// A log that ends before the caller's board, or is gone, was deleted since the board read it: its entries
+	// would start a new log (or continue one) that the board knows nothing of.
+	if a.after > 0 && (a.key == 0 || a.base < a.after) {
+		return &rankd.Error{Code: rankd.ENOTFOUND, Err: rankd.ErrContestDeleted,
+			Message: fmt.Sprintf("contest %q was deleted", a.contestID)}
 	}
 	if a.key != 0 {
 		return nil

@@ -40,6 +40,7 @@ var (
 	_ rankd.CheckpointStore = (*DB)(nil)
 	_ rankd.SubmissionStore = (*DB)(nil)
 	_ rankd.TokenStore      = (*DB)(nil)
+	_ rankd.ContestDeleter  = (*DB)(nil)
 )
 
 // DB is an open store: a pool of connections to one database. Its methods are safe for concurrent use.

@@ -482,3 +482,47 @@ func TestLossDuringRebuild(t *testing.T) {
 		t.Skip("no rebuild was caught in the middle")
 	}
 }
+
+// Deleting a contest removes every key of it, its projection and its final standings, and no other
+// contest's; a notice at position 0 tells the servers.
+func TestDeleteContest(t *testing.T) {
+	p, prefix := MustOpen(t)
+	c := redistest.MustClient(t)
+	ctx := context.Background()
+	rows := []rankd.ProjectedRow{icpcRow("t1", "Alpha", nil, 10, -1, -1), icpcRow("t2", "Bravo", nil, -1, -1, -1)}
+	MustRebuild(t, p, icpcContest("c1"), 5, rows)
+	MustRebuild(t, p, icpcContest("c2"), 7, rows)
+	if err := p.PutFinal(ctx, finalStandings(1, 5, false)); err != nil { // c1's
+		t.Fatal(err)
+	}
+	notices := make(chan string, 8)
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		_ = p.Subscribe(subCtx, func(id string, pos int64) { notices <- fmt.Sprintf("%s %d", id, pos) })
+	}()
+	time.Sleep(100 * time.Millisecond) // subscribed
+
+	if err := p.DeleteContest(ctx, "c1"); err != nil {
+		t.Fatal(err)
+	}
+	if keys, err := c.Keys(ctx, prefix+":{c1}*").Result(); err != nil || len(keys) != 0 {
+		t.Errorf("c1's keys after its deletion: got %v (%v), want none", keys, err)
+	}
+	if pos, err := p.Position(ctx, "c1"); err != nil || pos != 0 {
+		t.Errorf("c1's position: got %d (%v), want 0", pos, err)
+	}
+	_, err := p.Final(ctx, "c1")
+	MustCode(t, err, rankd.ENOTFOUND)
+	if pos, err := p.Position(ctx, "c2"); err != nil || pos != 7 {
+		t.Errorf("c2's position: got %d (%v), want 7, untouched", pos, err)
+	}
+	select {
+	case n := <-notices:
+		if n != "c1 0" {
+			t.Errorf("the notice: got %q, want \"c1 0\"", n)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("no notice of the deletion within 2 s")
+	}
+}

@@ -83,6 +83,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -243,4 +244,31 @@ func unavailable(err error) bool {
 	}
 	// BUSY: another script runs too long; OOM: memory is full until keys expire or are evicted.
 	return goredis.HasErrorPrefix(err, "BUSY") || goredis.HasErrorPrefix(err, "OOM")
+}
+
+// DeleteContest removes every key of a contest (its projection, its final standings) and publishes a notice
+// at position 0 on its channel: the other servers then look for the contests of the log again, and forget
+// the deleted one at once rather than at their next periodic look.
+func (p *Projection) DeleteContest(ctx context.Context, contestID string) error {
+	if err := checkContestID(contestID); err != nil {
+		return err
+	}
+	base := p.base(contestID)
+	iter := p.client.Scan(ctx, 0, globEscape(base)+":*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		return fail(ctx, "delete contest", err)
+	}
+	for chunk := range slices.Chunk(keys, 1000) {
+		if err := p.client.Del(ctx, chunk...).Err(); err != nil {
+			return fail(ctx, "delete contest", err)
+		}
+	}
+	if err := p.client.Publish(ctx, base, "0").Err(); err != nil {
+		return fail(ctx, "delete contest", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"rankd"
 )
@@ -34,8 +35,10 @@ func (db *DB) SaveCheckpoint(ctx context.Context, contestID string, cp rankd.Che
 // LatestCheckpoint returns the contest's latest checkpoint, or an error with code ENOTFOUND.
 func (db *DB) LatestCheckpoint(ctx context.Context, contestID string) (rankd.Checkpoint, error) {
 	var cp rankd.Checkpoint
-	err := db.read.QueryRowContext(ctx, `SELECT pos, data FROM checkpoints WHERE contest_id = ?`, contestID).
-		Scan(&cp.Pos, &cp.Data)
+	var saved int64
+	err := db.read.QueryRowContext(ctx, `SELECT pos, data, saved_at FROM checkpoints WHERE contest_id = ?`, contestID).
+		Scan(&cp.Pos, &cp.Data, &saved)
+	cp.Saved = time.Unix(0, saved).UTC()
 	if errors.Is(err, sql.ErrNoRows) {
 		return rankd.Checkpoint{}, rankd.Errorf(rankd.ENOTFOUND, "contest %q has no checkpoint", contestID)
 	}

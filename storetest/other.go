@@ -282,6 +282,7 @@ func testCanceled(t *testing.T, s Store) {
 		{"SaveToken", func() error { return s.SaveToken(ctx, rankd.Token{Secret: "t", Role: rankd.RoleAdmin}) }},
 		{"LookupToken", func() error { _, err := s.LookupToken(ctx, "s"); return err }},
 		{"DeleteTeamTokens", func() error { _, err := s.DeleteTeamTokens(ctx, "c1", "t1"); return err }},
+		{"DeleteContest", func() error { return s.DeleteContest(ctx, "c1") }},
 	}
 	for _, tt := range tests {
 		if err := tt.call(); err == nil {

@@ -27,6 +27,7 @@ type Store interface {
 	rankd.SubmissionStore
 	rankd.TokenStore
 	rankd.FinalStore
+	rankd.ContestDeleter
 }
 
 // Run runs the suite. open returns a new, empty store for each test it is called with, and closes it when
@@ -56,6 +57,8 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Canceled", testCanceled},
 		{"Final", testFinal},
 		{"FinalConcurrent", testFinalConcurrent},
+		{"DeleteContest", testDeleteContest},
+		{"DeleteContestConcurrent", testDeleteContestConcurrent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

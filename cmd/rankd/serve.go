@@ -393,7 +393,10 @@ func (s *Server) follow(ctx context.Context) {
 		wait := time.Second
 		for {
 			begin := time.Now()
-			err := s.projection.Subscribe(ctx, func(contestID string, _ int64) {
+			err := s.projection.Subscribe(ctx, func(contestID string, pos int64) {
+				if pos == 0 {
+					contestID = "" // a contest deleted: look at every contest of the log
+				}
 				select {
 				case wake <- contestID:
 				default: // a full queue already holds work: the periodic sync catches up
@@ -434,6 +437,10 @@ func (s *Server) follow(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case id := <-wake:
+			if id == "" {
+				err = bounded(s.engine.Sync)
+				break
+			}
 			err = bounded(func(ctx context.Context) error { return s.engine.SyncContest(ctx, id) })
 		case <-tick.C:
 			err = bounded(s.engine.Sync)
@@ -569,7 +576,7 @@ func (s *Server) runDemo(ctx context.Context) {
 	case err != nil && ctx.Err() == nil:
 		s.Logger.Error("demo stopped", slog.String("error", err.Error()))
 	case err == nil && over:
-		s.Logger.Info("the demo contest is over; remove the data directory to play it again",
+		s.Logger.Info("the demo contest is over; delete it (DELETE /api/v1/contests/demo, or the admin console) to play it again",
 			slog.String("contest", DemoContestID))
 	}
 }

@@ -134,7 +134,7 @@ async function contestPage() {
     if (e.status !== 404) setTimeout(() => location.reload(), 5000);
     return;
   }
-  show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "link-board", "link-jury", "link-screen");
+  show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "delete", "link-board", "link-jury", "link-screen");
   $("link-board").href = `/contests/${encodeURIComponent(cid)}`;
   $("link-jury").href = `/contests/${encodeURIComponent(cid)}?view=jury`;
   $("link-screen").href = `/contests/${encodeURIComponent(cid)}?bigscreen=1&jury=1`;
@@ -146,6 +146,7 @@ async function contestPage() {
   setUpProblems();
   setUpGroups();
   setUpFreeze();
+  setUpDelete();
   setUpTeams(ctx);
   setUpJudgements(ctx);
   renderContest();
@@ -455,6 +456,30 @@ function setUpFreeze() {
     const a = await call("POST", `${ctx.base}/thaw`);
     status.answer("Thaw", a, ended ? "Thawed: the public sees the final board." : "Lifted the freeze: the public board is live.");
     await reloadDefinition();
+  });
+}
+
+// setUpDelete deletes the contest once its id is typed and the deletion confirmed, then goes to the list.
+function setUpDelete() {
+  $("delete-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if ($("d-id").value.trim() !== cid) {
+      status.show(`Type the contest's id, ${cid}, to delete it.`, "error");
+      $("d-id").focus();
+      return;
+    }
+    if (!await confirmAction(`Delete contest ${cid}?`,
+      "Its events, boards, team tokens and final standings are deleted for good; its live boards stop.", "Delete for good")) {
+      status.show("Nothing deleted: cancelled.", "info");
+      return;
+    }
+    const a = await call("DELETE", ctx.base);
+    if (!a.ok) {
+      status.answer("Deletion", a, "");
+      return;
+    }
+    sessionStorage.setItem(flashKey, `Deleted contest ${cid}.`);
+    location.href = "/admin";
   });
 }
 

@@ -1,0 +1,223 @@
+package engine_test
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/board"
+	"rankd/engine"
+	"rankd/gen"
+	"rankd/postgres"
+	"rankd/postgres/pgtest"
+)
+
+// genEntries returns a generated contest as log entries.
+func genEntries(tb testing.TB, cfg gen.Config) []rankd.LogEntry {
+	tb.Helper()
+	var entries []rankd.LogEntry
+	err := gen.Generate(cfg, func(ev rankd.Event) error {
+		e, err := engine.Entry(ev)
+		entries = append(entries, e)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return entries
+}
+
+// MustDeleted checks that an engine no longer holds contest id: not listed, not readable, its events
+// refused as of an unknown contest.
+func MustDeleted(tb testing.TB, e *engine.Engine, id string, entry rankd.LogEntry) {
+	tb.Helper()
+	if slices.Contains(e.ContestIDs(), id) {
+		tb.Errorf("contests after the deletion: got %v, want no %s", e.ContestIDs(), id)
+	}
+	if _, err := e.Submit(context.Background(), id, []rankd.LogEntry{entry}); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+		tb.Errorf("an event of the deleted contest: got %v, want code %s", err, rankd.ENOTFOUND)
+	}
+}
+
+// A contest deleted is gone, with its checkpoints: a contest created again with its id, restored after a
+// restart, is the new log's board alone. Requests queued before the deletion are committed; later ones are
+// refused as of an unknown contest.
+func TestDelete(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store := MustOpenStore(t, dir)
+	defer store.Close()
+	e := MustOpenEngine(t, store) // checkpoints every 500 entries
+	var deleted []string
+	e.Deleted = func(id string) { deleted = append(deleted, id) }
+	old := contestEntries(t)
+	if _, err := e.Submit(ctx, "c", old); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Delete(ctx, "c"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if !slices.Equal(deleted, []string{"c"}) {
+		t.Errorf("Deleted was called with %v, want [c]", deleted)
+	}
+	MustDeleted(t, e, "c", old[len(old)-1])
+	if err := e.Delete(ctx, "c"); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+		t.Errorf("a second deletion: got %v, want code %s", err, rankd.ENOTFOUND)
+	}
+
+	// Another server that had not heard of the deletion saves its checkpoint of the old board.
+	stale := board.New()
+	for i := range old {
+		if _, err := stale.Apply(&old[i].Event); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := stale.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SaveCheckpoint(ctx, "c", rankd.Checkpoint{Pos: int64(len(old)), Data: data}); err != nil {
+		t.Fatal(err)
+	}
+
+	fresh := genEntries(t, gen.Config{Seed: 4, ContestID: "c", Teams: 10, Problems: 3, Submissions: 800})
+	if len(fresh) <= len(old) {
+		t.Fatalf("the new log has %d entries, want more than the old one's %d (the test's premise)", len(fresh), len(old))
+	}
+	if _, err := e.Submit(ctx, "c", fresh); err != nil {
+		t.Fatal(err)
+	}
+	want := offlineStandings(t, fresh)
+	if got := MustStandings(t, e, "c"); !reflect.DeepEqual(got.Rows, want.Rows) {
+		t.Errorf("the contest created again: got %d rows, want the new log's %d", len(got.Rows), len(want.Rows))
+	}
+	// Restored (another server starting) while the old board's checkpoint is the latest, at a position the new
+	// log has too.
+	other := MustOpenEngine(t, store)
+	if got := MustStandings(t, other, "c"); !reflect.DeepEqual(got.Rows, want.Rows) {
+		t.Errorf("restored over the old board's checkpoint: got %d rows, want the new log's %d", len(got.Rows), len(want.Rows))
+	}
+	_ = other.Close(ctx)
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again := MustOpenEngine(t, store)
+	defer again.Close(ctx)
+	if got := MustStandings(t, again, "c"); !reflect.DeepEqual(got.Rows, want.Rows) {
+		t.Errorf("restored after a restart: got %d rows, want the new log's %d", len(got.Rows), len(want.Rows))
+	}
+}
+
+// Events sent while a contest is deleted are either committed before the deletion or refused as of an
+// unknown contest: none is acknowledged and lost, none is stored after it.
+func TestDeleteWhileSubmitting(t *testing.T) {
+	ctx := context.Background()
+	store := MustOpenStore(t, t.TempDir())
+	defer store.Close()
+	e := MustOpenEngine(t, store)
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	setup := slices.IndexFunc(entries, func(le rankd.LogEntry) bool { return le.Event.Type == rankd.EventSubmission })
+	if _, err := e.Submit(ctx, "c", entries[:setup]); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(entries))
+	for i := setup; i < len(entries); i += 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := e.Submit(ctx, "c", entries[i:min(i+50, len(entries))])
+			errs <- err
+		}()
+	}
+	if err := e.Delete(ctx, "c"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
+			t.Errorf("an event sent during the deletion: got %v, want it stored or code %s", err, rankd.ENOTFOUND)
+		}
+	}
+	n := 0
+	if err := store.Replay(ctx, "c", 0, func(*rankd.LogEntry) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("the log after the deletion: got %d entries (%v), want none", n, err)
+	}
+}
+
+// Over a shared log, a contest deleted on one server is forgotten by another when it next commits to it
+// (the commit is refused as of an unknown contest, and stores nothing) or when it next looks at the log
+// (Sync); the id then makes a new contest on any server.
+func TestDeleteShared(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.MustSchema(t)
+	a, b, c := MustOpenShared(t, u), MustOpenShared(t, u), MustOpenShared(t, u)
+	forgot := make(chan string, 2)
+	b.Deleted = func(id string) { forgot <- id }
+	entries := contestEntries(t)
+	half := len(entries) / 2
+	if _, err := a.Submit(ctx, "c", entries[:half]); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*engine.Engine{b, c} {
+		if err := e.SyncContest(ctx, "c"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Delete(ctx, "c"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	// b commits to the contest it still holds.
+	_, err := b.Submit(ctx, "c", entries[half:half+1])
+	if rankd.ErrorCode(err) != rankd.ENOTFOUND {
+		t.Errorf("a commit to the contest deleted elsewhere: got %v, want code %s", err, rankd.ENOTFOUND)
+	}
+	if id := <-forgot; id != "c" {
+		t.Errorf("b forgot %q, want c", id)
+	}
+	MustDeleted(t, b, "c", entries[half])
+	// c looks at the log.
+	if err := c.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyEngine(t, "c forgets the contest", func() bool { return !slices.Contains(c.ContestIDs(), "c") })
+	db, err := postgres.Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids, err := db.Contests(ctx)
+	if err != nil || len(ids) != 0 {
+		t.Errorf("the log's contests: got %v (%v), want none: nothing stored after the deletion", ids, err)
+	}
+
+	fresh := genEntries(t, gen.Config{Seed: 4, ContestID: "c", Teams: 10, Problems: 3, Submissions: 100})
+	if _, err := b.Submit(ctx, "c", fresh); err != nil {
+		t.Fatal(err)
+	}
+	want := offlineStandings(t, fresh)
+	for name, e := range map[string]*engine.Engine{"a": a, "c": c} {
+		if err := e.SyncContest(ctx, "c"); err != nil {
+			t.Fatal(err)
+		}
+		if got := MustStandings(t, e, "c"); !reflect.DeepEqual(got.Rows, want.Rows) {
+			t.Errorf("%s: the contest created again: got %d rows, want the new log's %d", name, len(got.Rows), len(want.Rows))
+		}
+	}
+}
+
+// eventuallyEngine waits up to 5 s for cond.
+func eventuallyEngine(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: not within 5 s", what)
+		}
+	}
+}

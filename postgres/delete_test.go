@@ -1,0 +1,97 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/postgres/pgtest"
+	"rankd/storetest"
+)
+
+// TestAppendAfterDeleted: a server whose board applied a log that was deleted since (by another server) is
+// refused its append, with ENOTFOUND caused by rankd.ErrContestDeleted: nothing is stored, no contest is
+// created, neither tail nor accept is called. So is it when the contest has a new log that does not reach its
+// board's position; a board at that log's end or before appends as usual.
+func TestAppendAfterDeleted(t *testing.T) {
+	u := pgtest.MustSchema(t)
+	a, b := MustOpen(t, u), MustOpen(t, u)
+	ctx := context.Background()
+	storetest.MustAppend(t, a, "c1", storetest.Entry(rankd.EventTeam, "t1", "t1"), storetest.Entry(rankd.EventTeam, "t2", "t2"))
+	if err := a.DeleteContest(ctx, "c1"); err != nil {
+		t.Fatalf("DeleteContest: %v", err)
+	}
+	appendAfter := func(after int64) ([]rankd.AppendResult, bool, error) {
+		called := false
+		res, err := b.AppendAfter(ctx, "c1", after, func([]rankd.LogEntry) error { called = true; return nil },
+			[]rankd.LogEntry{storetest.Entry(rankd.EventTeam, "t3", "t3")}, func(int) error { called = true; return nil })
+		return res, called, err
+	}
+	checkDeleted := func(what string, wantLog int) {
+		t.Helper()
+		res, called, err := appendAfter(2)
+		if rankd.ErrorCode(err) != rankd.ENOTFOUND || !errors.Is(err, rankd.ErrContestDeleted) {
+			t.Errorf("%s: got %v (code %q), want code %s caused by %v", what, err, rankd.ErrorCode(err), rankd.ENOTFOUND,
+				rankd.ErrContestDeleted)
+		}
+		if res != nil || called {
+			t.Errorf("%s: got results %+v, tail or accept called: %v; want neither", what, res, called)
+		}
+		if log := storetest.MustReplay(t, a, "c1", 0); len(log) != wantLog {
+			t.Errorf("%s: got %d entries, want %d", what, len(log), wantLog)
+		}
+	}
+
+	checkDeleted("no log", 0)
+	if ids, err := a.Contests(ctx); err != nil || len(ids) != 0 {
+		t.Errorf("Contests after an append to a deleted contest: got %q, %v; want none", ids, err)
+	}
+	storetest.MustAppend(t, a, "c1", storetest.Entry(rankd.EventTeam, "t1", "t1"))
+	checkDeleted("a new log, shorter", 1)
+
+	res, called, err := appendAfter(1)
+	if err != nil || !called || len(res) != 1 || res[0].Pos != 2 || res[0].Duplicate {
+		t.Errorf("at the new log's end: got %+v, %v (accept called: %v); want stored at 2", res, err, called)
+	}
+}
+
+// TestDeleteContestLeavesNothing: no table keeps a row of a deleted contest.
+func TestDeleteContestLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.MustSchema(t)
+	db := MustOpen(t, u)
+	storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Submission("s1", "t1", "A", time.Minute), "tok1"))
+	// A repeat under a new token: an alias.
+	storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Submission("s1", "t1", "A", time.Minute), "tok2"))
+	if err := db.SaveCheckpoint(ctx, "c1", rankd.Checkpoint{Pos: 1, Data: []byte("board")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []rankd.Token{
+		{Secret: "team", Role: rankd.RoleTeam, ContestID: "c1", TeamID: "t1"},
+		{Secret: "admin", Role: rankd.RoleAdmin},
+	} {
+		if err := db.SaveToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for pos := range int64(2) { // two versions, the first no longer active
+		storetest.MustSaveFinal(t, db, rankd.FinalStandings{ContestID: "c1", Pos: pos,
+			Jury: []rankd.Row{{Rank: 1, TeamID: "t1"}}, Public: []rankd.Row{{Rank: 1, TeamID: "t1"}}})
+	}
+	if err := db.DeleteContest(ctx, "c1"); err != nil {
+		t.Fatalf("DeleteContest: %v", err)
+	}
+	raw := MustRaw(t, u)
+	for table, want := range map[string]int{"contests": 0, "events": 0, "submissions": 0, "token_aliases": 0,
+		"checkpoints": 0, "tokens": 1, "final_versions": 0, "final_rows": 0, "final_active": 0} {
+		var n int
+		if err := raw.QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		if n != want {
+			t.Errorf("%s: got %d rows, want %d", table, n, want)
+		}
+	}
+}
