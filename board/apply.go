@@ -255,6 +255,7 @@ func (b *Board) relayout(added int) {
 		}
 	}
 	b.cells = cells
+	b.big = nil // indexed by cell
 	// Cell indexes moved: so do the submissions' locations.
 	move := func(loc uint32) uint32 {
 		ci := int(loc) - 1

@@ -99,6 +99,10 @@ type Board struct {
 	settleMu sync.Mutex
 	// alwaysBulk reindexes every move in bulk (tests: the two ways must agree).
 	alwaysBulk bool
+	// big holds the indexes of the cells of many submissions, by cell (see cellIndex); bigMin, when not 0,
+	// is the size from which a cell is indexed instead of bigCell (tests: every cell indexed).
+	big    map[int32]*cellIndex
+	bigMin int
 }
 
 type jtype struct {

@@ -231,7 +231,7 @@ func Restore(data []byte) (*Board, error) {
 			if int(s.OlderJType[next]) >= len(b.jtypes) || s.OlderJType[next] == 0 || s.SubJType[i] == 0 {
 				return nil, rankd.Errorf(rankd.EINVALID, "restore: submission %d has an inconsistent judgement", i)
 			}
-			r := b.sub(b.find(&b.cells[ci], s.SubID[i]))
+			r := b.sub(b.find(ci, s.SubID[i]))
 			b.keepOlder(r, s.SubID[i], judgement{id: s.OlderID[next], start: s.OlderStart[next], jtype: s.OlderJType[next], score: s.OlderScore[next], subtasks: s.OlderSubtasks[next]})
 			b.setJudgedSub(s.OlderID[next], id, s.SubID[i], numeric)
 		}

@@ -703,6 +703,10 @@ func TestIncrementalEqualsReplay(t *testing.T) {
 					// A reindexes in bulk, the others row by row: their diffs and boards must agree.
 					board.AlwaysBulk(a)
 				}
+				if n := rapid.IntRange(0, 3).Draw(t, "indexed from"); n > 0 {
+					// A indexes its cells from n submissions on (as big cells are), the others read theirs.
+					board.IndexCellsFrom(a, n)
+				}
 				half := len(g.entries) / 2
 				for i := range g.entries[:half] {
 					applyChecked(t, "A", a, &g.entries[i])

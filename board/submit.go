@@ -99,7 +99,7 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 	ci := int(t)*len(b.problems) + p
 	s := sub{id: key, time: at}
 	if exists {
-		if old == ci && b.sub(b.find(&b.cells[old], key)).time == at {
+		if old == ci && b.sub(b.find(old, key)).time == at {
 			return nil // a duplicate
 		}
 		// A replaced submission moves to its new place, keeping its judgement. Within its cell the cell is
@@ -143,11 +143,12 @@ func (b *Board) listChanged(ci int, at int64, verdict bool) {
 // the cell's submissions again: one more pending submission, unless it follows a solve it cannot change.
 func (b *Board) appendPending(ci int, s sub) bool {
 	c := &b.cells[ci]
-	if c.n > 0 && s.time <= c.last {
-		return false
+	if c.n > 0 && (s.time < c.last || s.time == c.last && subCmp(b.sub(c.tail), &s) > 0) {
+		return false // not after the last: inserted in its place
 	}
 	s.prev = c.tail
 	c.tail, c.last = b.newSub(s), s.time
+	b.appended(ci, c.tail)
 	c.n++
 	if s.time < 0 || s.time >= b.dur {
 		return true // outside the contest: counts nowhere
@@ -236,7 +237,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 	}
 	b.setJudgedSub(jid, j.SubmissionID, skey, snum)
 	c := &b.cells[ci]
-	at := b.find(c, skey)
+	at := b.find(ci, skey)
 	s := b.sub(at)
 	nj := judgement{id: jid, start: ms(j.StartTime), jtype: jt, score: j.Score}
 	was := b.jtypes[s.jtype].class
@@ -283,7 +284,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		if s.time >= b.views[v].hideFrom && !b.unveiled(v, ci) {
 			continue
 		}
-		if r, ok := b.judged(c, v, at, was); ok {
+		if r, ok := b.judged(ci, v, at, was); ok {
 			b.setResult(ci, v, r)
 			continue
 		}
@@ -396,19 +397,30 @@ func (b *Board) checkLimits(j *rankd.Judgement, p int) error {
 	return nil
 }
 
-// judged returns the result of cell c in view v after the submission at at, which the view sees,
+// judged returns the result of cell ci in view v after the submission at at, which the view sees,
 // got a new verdict (it had was), when that follows from the cell's result without reading its other
-// submissions: the usual judgement of a cell's latest submission, and any judgement after a solve.
-func (b *Board) judged(c *cell, v int, at subRef, was score.Verdict) (score.Result, bool) {
-	if b.contest.Rules != rankd.ICPC && b.contest.Rules != rankd.CTF {
+// submissions: the usual judgement of a cell's latest submission, any judgement after a solve, and most
+// judgements of a big cell (see judgedWithin).
+func (b *Board) judged(ci, v int, at subRef, was score.Verdict) (score.Result, bool) {
+	c := &b.cells[ci]
+	switch b.contest.Rules {
+	case rankd.ICPC, rankd.CTF:
+	case rankd.OI:
+		if b.contest.OIMode == rankd.OILast || was != score.Pending {
+			return score.Result{}, false
+		}
+		return b.judgedWithin(ci, v, at, was)
+	default:
 		return score.Result{}, false
 	}
 	s, r := b.sub(at), c.res[v]
 	switch {
 	case r.Solved && s.time > r.Time:
 		return r, true // after the solve, whatever its verdict, it does not count
-	case r.Solved || was != score.Pending || at != c.tail:
+	case r.Solved:
 		return r, false
+	case was != score.Pending || at != c.tail:
+		return b.judgedWithin(ci, v, at, was)
 	}
 	// The latest submission of an unsolved cell was pending: every other submission is before it, so the
 	// earliest pending one stays earliest, and every rejected one is a try before it.
@@ -427,6 +439,70 @@ func (b *Board) judged(c *cell, v int, at subRef, was score.Verdict) (score.Resu
 		r.Judged++
 	}
 	return r, true
+}
+
+// judgedWithin is judged for a submission of a big cell that is not the usual case: in an unsolved ICPC or
+// CTF cell, any verdict but a solve (which needs the tries before it); in an OI cell counting its best
+// submission, a first verdict. The counts follow from the verdicts, the earliest pending submission from the
+// cell's index when it was the one judged. A small cell reads its submissions again.
+func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict) (score.Result, bool) {
+	x := b.indexOf(ci)
+	s, r := b.sub(at), b.cells[ci].res[v]
+	now := b.jtypes[s.jtype].class
+	if x == nil || was == score.Accepted {
+		return r, false
+	}
+	if b.contest.Rules == rankd.OI {
+		if now != score.Free {
+			r.Judged++
+			if s.score > r.Score || s.score == r.Score && r.Score > 0 && s.time < r.Time {
+				r.Score, r.Time = s.score, s.time
+			}
+			r.Solved = r.Score > 0
+		}
+	} else {
+		if now == score.Accepted {
+			return r, false
+		}
+		if was == score.Rejected {
+			r.Judged--
+		}
+		if now == score.Rejected {
+			r.Judged++
+		}
+	}
+	if was != score.Pending {
+		return r, true
+	}
+	r.Pending--
+	switch {
+	case r.Pending == 0:
+		r.FirstPending = score.Never
+	case s.time == r.FirstPending:
+		r.FirstPending = b.firstPending(x, v, ci, s)
+	}
+	return r, true
+}
+
+// firstPending returns the time of the earliest submission of an indexed cell that view v sees as pending,
+// s excepted, given that none before s's time is: submissions within the contest without a verdict, or that
+// v does not see the verdict of.
+func (b *Board) firstPending(x *cellIndex, v, ci int, s *sub) int64 {
+	hide := b.hideFrom(v, ci)
+	i := int(x.at[s.id])
+	for i > 0 && b.sub(x.refs[i-1]).time == s.time {
+		i--
+	}
+	for _, r := range x.refs[i:] {
+		o := b.sub(r)
+		if o == s || o.time < 0 || o.time >= b.dur {
+			continue
+		}
+		if o.time >= hide || b.jtypes[o.jtype].class == score.Pending {
+			return o.time
+		}
+	}
+	return score.Never
 }
 
 // setResult sets cell ci of view v to r and records what changed.
@@ -493,7 +569,7 @@ func (b *Board) unjudge(id string) {
 	if !ok {
 		return // its submission is gone
 	}
-	s := b.sub(b.find(&b.cells[ci], skey))
+	s := b.sub(b.find(ci, skey))
 	switch {
 	case s.jtype != 0 && s.jID == jkey:
 		b.promote(s, skey)

@@ -1,6 +1,7 @@
 package board
 
 import (
+	"cmp"
 	"slices"
 
 	"rankd"
@@ -62,10 +63,65 @@ func (b *Board) newSub(s sub) subRef {
 	return subRef((n-1)<<chunkBits + len(*ch))
 }
 
-// find returns the submission with the id key in cell c, or 0. It searches from the last one: a judgement is
-// usually of the latest submission.
-func (b *Board) find(c *cell, key uint64) subRef {
-	for r := c.tail; r != 0; r = b.sub(r).prev {
+// A cell of many submissions (a contestant who submits thousands of times, a judge that lags behind them)
+// keeps beside its list an index of them, made when first needed: their order, and each one's place in it. A
+// judgement of any of its submissions then finds it at once, and its result follows from what the judgement
+// changed (see judgedWithin) instead of from every submission read again: judged oldest first, as a judge
+// that lags behind does, 20,000 submissions of one cell took seconds each time the log was replayed. The
+// index follows submissions added at the cell's end; any other change of the list drops it (rare: a
+// submission replaced, deleted, or sent out of time order), and the next need makes it again.
+
+// bigCell is the number of submissions from which a cell is indexed.
+const bigCell = 64
+
+// cellIndex is the index of a big cell.
+type cellIndex struct {
+	refs []subRef         // the cell's submissions in (time, id) order
+	at   map[uint64]int32 // a submission's id key → its place in refs
+}
+
+// indexOf returns the index of cell ci, making it, when the cell has bigCell submissions or more (b.bigMin in
+// tests); nil otherwise.
+func (b *Board) indexOf(ci int) *cellIndex {
+	c := &b.cells[ci]
+	if int(c.n) < cmp.Or(b.bigMin, bigCell) {
+		return nil
+	}
+	if x := b.big[int32(ci)]; x != nil {
+		return x
+	}
+	x := &cellIndex{refs: b.subsOf(c, make([]subRef, 0, c.n+c.n/4)), at: make(map[uint64]int32, c.n)}
+	for i, r := range x.refs {
+		x.at[b.sub(r).id] = int32(i)
+	}
+	if b.big == nil {
+		b.big = make(map[int32]*cellIndex)
+	}
+	b.big[int32(ci)] = x
+	return x
+}
+
+// appended records in cell ci's index, if it has one, submission r added at the cell's end.
+func (b *Board) appended(ci int, r subRef) {
+	if b.big == nil {
+		return // no big cell: the usual case, on the hot path
+	}
+	if x := b.big[int32(ci)]; x != nil {
+		x.at[b.sub(r).id] = int32(len(x.refs))
+		x.refs = append(x.refs, r)
+	}
+}
+
+// find returns the submission with the id key in cell ci, or 0. A small cell is searched from its last
+// submission: a judgement is usually of the latest one.
+func (b *Board) find(ci int, key uint64) subRef {
+	if x := b.indexOf(ci); x != nil {
+		if i, ok := x.at[key]; ok {
+			return x.refs[i]
+		}
+		return 0
+	}
+	for r := b.cells[ci].tail; r != 0; r = b.sub(r).prev {
 		if b.sub(r).id == key {
 			return r
 		}
@@ -99,8 +155,10 @@ func (b *Board) insert(ci int, s sub) {
 	r := b.newSub(s)
 	if next == 0 {
 		c.tail, c.last = r, s.time
+		b.appended(ci, r)
 	} else {
 		b.sub(next).prev = r
+		delete(b.big, int32(ci))
 	}
 	c.n++
 }
@@ -123,6 +181,7 @@ func (b *Board) take(ci int, key uint64) sub {
 		b.sub(next).prev = s.prev
 	}
 	c.n--
+	delete(b.big, int32(ci))
 	s.prev = 0
 	return s
 }

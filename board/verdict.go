@@ -17,7 +17,7 @@ func (b *Board) Verdict(v rankd.View, submissionID string) (judgementTypeID stri
 		return "", 0, false
 	}
 	key, _ := idKey(submissionID)
-	r := b.find(&b.cells[ci], key)
+	r := b.find(ci, key)
 	if r == 0 {
 		return "", 0, false
 	}

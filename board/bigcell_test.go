@@ -1,0 +1,115 @@
+package board_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"rankd"
+	"rankd/board"
+)
+
+// bigCellBoard returns a board of one team and one problem under rules, frozen from 4:00 with a state that
+// says so, and the events of n submissions to its one cell, a minute apart from 3:00 (the last third
+// frozen), with a judgement of each, in the order of perm.
+func bigCellBoard(tb testing.TB, rules rankd.Rules, n int, perm []int, verdict func(i int) (string, float64)) (*board.Board, []rankd.Event) {
+	tb.Helper()
+	b := board.New()
+	setup := []rankd.Event{
+		{Type: rankd.EventContest, Contest: &rankd.Contest{ID: "c", Name: "c", Duration: 5 * time.Hour, FreezeDuration: time.Hour, Rules: rules}},
+		{Type: rankd.EventJudgementType, JudgementType: &rankd.JudgementType{ID: "AC", Solved: true}},
+		{Type: rankd.EventJudgementType, JudgementType: &rankd.JudgementType{ID: "WA", Penalty: true}},
+		{Type: rankd.EventJudgementType, JudgementType: &rankd.JudgementType{ID: "CE"}},
+		{Type: rankd.EventProblem, Problem: &rankd.Problem{ID: "A", Label: "A"}},
+		{Type: rankd.EventTeam, Team: &rankd.Team{ID: "t", Name: "t"}},
+		{Type: rankd.EventTeam, Team: &rankd.Team{ID: "u", Name: "u"}},
+	}
+	for i := range setup {
+		if _, err := b.Apply(&setup[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var evs []rankd.Event
+	for i := range n {
+		evs = append(evs, rankd.Event{Type: rankd.EventSubmission, Submission: &rankd.Submission{ID: fmt.Sprint(i + 1),
+			TeamID: "t", ProblemID: "A", Time: 3*time.Hour + time.Duration(i*120/n)*time.Minute}})
+	}
+	for _, i := range perm {
+		typ, score := verdict(i)
+		evs = append(evs, rankd.Event{Type: rankd.EventJudgement, Judgement: &rankd.Judgement{ID: fmt.Sprint(i + 1),
+			SubmissionID: fmt.Sprint(i + 1), TypeID: typ, Score: score, StartTime: 5 * time.Hour}})
+	}
+	return b, evs
+}
+
+// A cell of many submissions judged in any order, rejudged, with submissions during the freeze: after each
+// judgement it reads as a board restored from a checkpoint, which works every cell out from its
+// submissions, in every view.
+func TestBigCellJudgedInAnyOrder(t *testing.T) {
+	const n = 150
+	rng := rand.New(rand.NewPCG(1, 2))
+	orders := map[string][]int{"oldest first": nil, "newest first": nil, "at random": rng.Perm(n)}
+	for i := range n {
+		orders["oldest first"] = append(orders["oldest first"], i)
+		orders["newest first"] = append(orders["newest first"], n-1-i)
+	}
+	for _, rules := range []rankd.Rules{rankd.ICPC, rankd.CTF, rankd.OI} {
+		for name, perm := range orders {
+			t.Run(rules.String()+" "+name, func(t *testing.T) {
+				rejudged := append(append([]int(nil), perm...), rng.Perm(n)[:n/3]...) // a third judged again
+				seen := map[int]int{}
+				b, evs := bigCellBoard(t, rules, n, rejudged, func(i int) (string, float64) {
+					seen[i]++
+					switch k := (i*7 + seen[i]*3) % 11; {
+					case k == 0 && i > n/2:
+						return "AC", float64(i % 9)
+					case k < 3:
+						return "CE", 0
+					default:
+						return "WA", float64(i % 5)
+					}
+				})
+				for i := range evs {
+					if _, err := b.Apply(&evs[i]); err != nil {
+						t.Fatal(err)
+					}
+					if evs[i].Type == rankd.EventJudgement {
+						what := fmt.Sprintf("after event %d (judgement of %s)", i, evs[i].Judgement.SubmissionID)
+						r := restore(t, b)
+						compareBoards(t, what, b, r, false)
+						if got, want := board.CellResults(b, "t", "A"), board.CellResults(r, "t", "A"); got != want {
+							t.Fatalf("%s: the cell's results: got %+v, want %+v", what, got, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBigCell judges the submissions of one cell oldest first, as a judge that lags behind a
+// contestant who submits thousands of times does; ns/judgement should not grow with the cell.
+func BenchmarkBigCell(b *testing.B) {
+	for _, rules := range []rankd.Rules{rankd.ICPC, rankd.OI} {
+		for _, n := range []int{1000, 10000} {
+			b.Run(fmt.Sprintf("%v-%d", rules, n), func(b *testing.B) {
+				perm := make([]int, n)
+				for i := range perm {
+					perm[i] = i
+				}
+				for range b.N {
+					b.StopTimer()
+					bd, evs := bigCellBoard(b, rules, n, perm, func(int) (string, float64) { return "WA", 1 })
+					b.StartTimer()
+					for i := range evs {
+						if _, err := bd.Apply(&evs[i]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/judgement")
+			})
+		}
+	}
+}
