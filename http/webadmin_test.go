@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,12 +10,15 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"rankd/finalize"
 )
 
 // The admin console: its pages, its assets, and the whole of it in a browser.
@@ -721,4 +725,52 @@ func TestBrowserAdminDeletesContest(t *testing.T) {
 	if r := e.Do(t, "GET", "/api/v1/contests/c1", adminToken, nil); r.Status != http.StatusNotFound {
 		t.Errorf("the contest after its deletion: got status %d, want 404", r.Status)
 	}
+}
+
+// fakeFinalizer answers the console's finalization requests: idle until Run, done at version 1 after.
+type fakeFinalizer struct{ ran atomic.Bool }
+
+func (f *fakeFinalizer) Run(_ context.Context, id string, _ time.Time) (finalize.Status, error) {
+	f.ran.Store(true)
+	return finalize.Status{ContestID: id, State: finalize.Done, Version: 1}, nil
+}
+
+func (f *fakeFinalizer) Status(_ context.Context, id string) (finalize.Status, error) {
+	if f.ran.Load() {
+		return finalize.Status{ContestID: id, State: finalize.Done, Version: 1}, nil
+	}
+	return finalize.Status{ContestID: id, State: finalize.Idle}, nil
+}
+
+func (f *fakeFinalizer) Retry(context.Context, string) (finalize.Status, error) {
+	return finalize.Status{}, errors.New("not in this test")
+}
+
+// The console's Results section says where the finalization is and asks for one, and downloads the
+// standings of either view with the admin token (the jury's needs it: a plain link could not carry it).
+func TestBrowserAdminResults(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	f := &fakeFinalizer{}
+	e.server.Finalizer = f
+	tb := adminTab(t, MustBrowser(t), e.URL)
+	tb.Go("/")
+	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
+	tb.Go("/admin/contests/c1")
+	tb.Wait("the finalization's state", `document.getElementById("final-info").textContent.includes("not asked for yet")`)
+	tb.Do(chromedp.Click(chromedp.ID("final-now")))
+	tb.Wait("the finalization done", `document.getElementById("final-info").textContent.includes("done; the final standings are at version 1")`)
+	if !f.ran.Load() {
+		t.Error("the finalization was not asked for")
+	}
+	for _, c := range []struct{ view, button, file string }{
+		{"public", "x-csv", "c1-public.csv"},
+		{"jury", "x-tsv", "c1-jury.tsv"},
+	} {
+		tb.Fill("x-view", c.view)
+		tb.Do(chromedp.Click(chromedp.ID(c.button)))
+		tb.WaitStatus("Downloaded " + c.file + ".")
+	}
+	tb.Do(chromedp.ScrollIntoView(chromedp.ID("results")))
+	tb.Shot("results")
 }

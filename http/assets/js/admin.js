@@ -1,9 +1,9 @@
 // The admin console: /admin lists the contests and creates one; /admin/contests/{id} manages one — its
 // definition, problems, groups, organizations and teams (by hand or from a CSV file), bans, hiding, team
-// tokens, the freeze, and judgements by hand. Everything goes through the JSON API with the admin token,
+// tokens, the freeze, judgements by hand, the finalization and downloads of the standings, and deletion. Everything goes through the JSON API with the admin token,
 // which the page asks for and keeps in this browser; each answer is told in the status region.
 
-import { adminToken, call, forgetAdminToken, hasAdminToken, Status } from "./adminapi.js";
+import { adminToken, call, download, forgetAdminToken, hasAdminToken, Status } from "./adminapi.js";
 import { api, contestTime, freezeAt, localTime, phaseNames, relMillis } from "./contest.js";
 import {
   fillContestForm, fillProblemForm, FormError, keepFocus, readContestForm, readProblemForm, recall, refocus, remember, showRules,
@@ -134,7 +134,7 @@ async function contestPage() {
     if (e.status !== 404) setTimeout(() => location.reload(), 5000);
     return;
   }
-  show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "delete", "link-board", "link-jury", "link-screen");
+  show("sections", "contest", "problems", "groups", "teams", "import", "freeze", "judgements", "results", "delete", "link-board", "link-jury", "link-screen");
   $("link-board").href = `/contests/${encodeURIComponent(cid)}`;
   $("link-jury").href = `/contests/${encodeURIComponent(cid)}?view=jury`;
   $("link-screen").href = `/contests/${encodeURIComponent(cid)}?bigscreen=1&jury=1`;
@@ -146,6 +146,7 @@ async function contestPage() {
   setUpProblems();
   setUpGroups();
   setUpFreeze();
+  setUpResults();
   setUpDelete();
   setUpTeams(ctx);
   setUpJudgements(ctx);
@@ -206,7 +207,7 @@ function renderContest() {
   $("phase").textContent = phaseNames[c.phase] || c.phase;
   $("phase").className = `phase ${c.phase}`;
   $("phase").hidden = false;
-  for (const id of ["problems", "judgements"]) showRules($(id), c.rules);
+  for (const id of ["problems", "judgements", "results"]) showRules($(id), c.rules);
   renderProblems();
   renderGroups();
   renderFreeze();
@@ -457,6 +458,55 @@ function setUpFreeze() {
     status.answer("Thaw", a, ended ? "Thawed: the public sees the final board." : "Lifted the freeze: the public board is live.");
     await reloadDefinition();
   });
+}
+
+// finalStates say where a finalization is, as GET .../finalize names it.
+const finalStates = {
+  idle: "not asked for yet (the contest has not ended, or ended before this server scheduled it)",
+  queued: "queued", building: "being built", done: "done", failed: "failed; it is tried again", dead: "failed for good",
+};
+
+// setUpResults offers the finalization of the contest and downloads of its standings.
+function setUpResults() {
+  $("final-link").href = `${ctx.base}/final`;
+  $("final-now").addEventListener("click", async () => {
+    const a = await call("POST", `${ctx.base}/finalize`);
+    status.answer("Finalization", a, "The finalization is asked for.");
+    renderFinal(a.ok ? a.body : null);
+  });
+  $("final-retry").addEventListener("click", async () => {
+    const a = await call("POST", `${ctx.base}/finalize/retry`);
+    status.answer("Finalization", a, "The failed finalization runs again.");
+    renderFinal(a.ok ? a.body : null);
+  });
+  for (const b of $("results").querySelectorAll("button[data-format]")) {
+    b.addEventListener("click", async () => {
+      const view = $("x-view").value;
+      const a = await download(`${ctx.base}/export?format=${b.dataset.format}&view=${view}`);
+      status.answer("Download", a, `Downloaded ${a.name}.`);
+    });
+  }
+  renderFinal(null);
+}
+
+// renderFinal says where the finalization is: st when an answer just said so, else read again; read again
+// every 2 s while it is queued or being built.
+async function renderFinal(st) {
+  clearTimeout(renderFinal.timer);
+  if (!st) {
+    const a = await call("GET", `${ctx.base}/finalize`);
+    if (!a.ok) {
+      $("final-info").textContent = `Where the finalization is could not be read: ${a.message}.`;
+      return;
+    }
+    st = a.body;
+  }
+  let text = `Finalization: ${finalStates[st.state] || st.state}`;
+  if (st.version) text += `; the final standings are at version ${st.version}`;
+  if (st.error) text += `; the last error: ${st.error}`;
+  $("final-info").textContent = text + ".";
+  $("final-retry").hidden = st.state !== "dead";
+  if (st.state === "queued" || st.state === "building") renderFinal.timer = setTimeout(() => renderFinal(null), 2000);
 }
 
 // setUpDelete deletes the contest once its id is typed and the deletion confirmed, then goes to the list.

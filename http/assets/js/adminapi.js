@@ -44,6 +44,31 @@ export async function call(method, path, body, { token = true } = {}) {
   }
 }
 
+// download saves the file a GET of path answers (with the admin token) under its server-given name, as a link
+// would if it could carry the token. It never throws; the answer says how it went.
+export async function download(path) {
+  const token = await adminToken();
+  let resp;
+  try {
+    resp = await fetch(path, { headers: token ? { Authorization: "Bearer " + token } : {}, cache: "no-store" });
+  } catch (e) {
+    return { ok: false, status: 0, body: null, message: `the server could not be reached (${e.message})` };
+  }
+  if (!resp.ok) {
+    const data = await resp.json().catch(() => null);
+    const message = data && data.message ? `${data.code}: ${data.message}` : `HTTP ${resp.status} ${resp.statusText}`.trim();
+    return { ok: false, status: resp.status, body: data, message };
+  }
+  const name = /filename="?([^";]+)"?/.exec(resp.headers.get("Content-Disposition") || "")?.[1] || "standings";
+  const url = URL.createObjectURL(await resp.blob());
+  const a = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+  return { ok: true, status: resp.status, body: null, message: "", name };
+}
+
 async function send(method, path, body, token) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = "Bearer " + token;
