@@ -1,7 +1,8 @@
 // The admin console: /admin lists the contests and creates one; /admin/contests/{id} manages one — its
 // definition, problems, groups, organizations and teams (by hand or from a CSV file), bans, hiding, team
-// tokens, the freeze, judgements by hand, the finalization and downloads of the standings, and deletion. Everything goes through the JSON API with the admin token,
-// which the page asks for and keeps in this browser; each answer is told in the status region.
+// tokens, the freeze, judgements by hand, the finalization, downloads of the standings, and deletion.
+// Everything goes through the JSON API with the admin token, which the page asks for and keeps in this
+// browser; each answer is told in the status region.
 
 import { adminToken, call, download, forgetAdminToken, hasAdminToken, Status } from "./adminapi.js";
 import { api, contestTime, freezeAt, localTime, phaseNames, relMillis } from "./contest.js";
