@@ -113,6 +113,22 @@ func Decided(ctx context.Context) {
 	}
 }
 
+// WithLogKey returns a copy of ctx that has a shared log's Append check which log of the contest it appends
+// to, and say so: *key is the key of the log the caller's board was built from (0: none yet); an append to
+// another log of the contest's id (the contest deleted, and created again, since the board read it) fails
+// with ErrContestDeleted; one that succeeds sets *key to its log's key.
+func WithLogKey(ctx context.Context, key *int64) context.Context {
+	return context.WithValue(ctx, logKeyKey{}, key)
+}
+
+type logKeyKey struct{}
+
+// LogKeyOf returns the key WithLogKey put in ctx; nil when none.
+func LogKeyOf(ctx context.Context) *int64 {
+	k, _ := ctx.Value(logKeyKey{}).(*int64)
+	return k
+}
+
 // Checkpoint is a board's state at a log position.
 type Checkpoint struct {
 	Pos  int64

@@ -25,6 +25,12 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	if _, ok := e.store.(rankd.ContestDeleter); !ok {
 		return rankd.Errorf(rankd.EINVALID, "this store cannot delete contests")
 	}
+	if e.Shared {
+		// Perhaps created on another server, and not heard of here yet.
+		if _, err := e.adopt(ctx, id); err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND && !e.failedOne(id) {
+			return err
+		}
+	}
 	e.mu.RLock()
 	c, held := e.contests[id]
 	failed := e.failed[id] != nil
@@ -151,8 +157,9 @@ func (e *Engine) storedContests() []*contest {
 	return held
 }
 
-// forgetDeleted has the committers of held (see storedContests, read before ids, the log's contests)
-// forget their contests that the log no longer has: deleted on another server.
+// forgetDeleted has the committers of held (see storedContests, read before ids, the log's contests) forget
+// their contests that the log no longer has: deleted on another server. One deleted and created again is
+// found by the committer's next look at the log (see follow).
 func (e *Engine) forgetDeleted(held []*contest, ids []string) {
 	for _, c := range held {
 		if _, listed := slices.BinarySearch(ids, c.id); listed {

@@ -152,8 +152,8 @@ func TestDeleteWhileSubmitting(t *testing.T) {
 }
 
 // Over a shared log, a contest deleted on one server is forgotten by another when it next commits to it
-// (the commit is refused as of an unknown contest, and stores nothing) or when it next looks at the log
-// (Sync); the id then makes a new contest on any server.
+// (the commit is refused, to be retried, and stores nothing) or when it next looks at the log (Sync); the
+// id then makes a new contest on any server.
 func TestDeleteShared(t *testing.T) {
 	ctx := context.Background()
 	u := pgtest.MustSchema(t)
@@ -173,10 +173,10 @@ func TestDeleteShared(t *testing.T) {
 	if err := a.Delete(ctx, "c"); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
-	// b commits to the contest it still holds.
+	// b commits to the contest it still holds: refused, to be retried.
 	_, err := b.Submit(ctx, "c", entries[half:half+1])
-	if rankd.ErrorCode(err) != rankd.ENOTFOUND {
-		t.Errorf("a commit to the contest deleted elsewhere: got %v, want code %s", err, rankd.ENOTFOUND)
+	if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Errorf("a commit to the contest deleted elsewhere: got %v, want code %s", err, rankd.EUNAVAILABLE)
 	}
 	if id := <-forgot; id != "c" {
 		t.Errorf("b forgot %q, want c", id)
@@ -210,6 +210,79 @@ func TestDeleteShared(t *testing.T) {
 			t.Errorf("%s: the contest created again: got %d rows, want the new log's %d", name, len(got.Rows), len(want.Rows))
 		}
 	}
+}
+
+// A contest deleted and created again on one server, with a longer log, before the others heard of it: each
+// of them forgets the old board when it next commits to the contest or looks at its log, and then holds the
+// new log's board, never the old board with the new log's tail (which would apply: both logs share their
+// beginning, then the old one has a solve that the new one has not).
+func TestDeleteSharedCreatedAgain(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.MustSchema(t)
+	a, b, c := MustOpenShared(t, u), MustOpenShared(t, u), MustOpenShared(t, u)
+	base := contestEntries(t)
+	first := base[slices.IndexFunc(base, func(le rankd.LogEntry) bool { return le.Event.Type == rankd.EventSubmission })].Event.Submission
+	typeID := base[slices.IndexFunc(base, func(le rankd.LogEntry) bool {
+		return le.Event.Type == rankd.EventJudgement && le.Event.Judgement.TypeID != ""
+	})].Event.Judgement.TypeID
+	entry := func(ev rankd.Event) rankd.LogEntry {
+		le, err := engine.Entry(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return le
+	}
+	submission := func(id string) rankd.LogEntry {
+		return entry(rankd.Event{Type: rankd.EventSubmission, ID: id, Submission: &rankd.Submission{ID: id, TeamID: first.TeamID,
+			ProblemID: first.ProblemID, Time: first.Time + time.Second}})
+	}
+	old := append(slices.Clone(base), submission("x0"), entry(rankd.Event{Type: rankd.EventJudgement, ID: "jx0",
+		Judgement: &rankd.Judgement{ID: "jx0", SubmissionID: "x0", TypeID: typeID, StartTime: first.Time + time.Minute}}))
+	fresh := append(slices.Clone(base), submission("x1"), submission("x2"), submission("x3"))
+	if _, err := a.Submit(ctx, "c", old); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*engine.Engine{b, c} {
+		if err := e.SyncContest(ctx, "c"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Delete(ctx, "c"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := a.Submit(ctx, "c", fresh); err != nil {
+		t.Fatal(err)
+	}
+	more := []rankd.LogEntry{submission("x4")}
+	want := offlineStandings(t, append(slices.Clone(fresh), more...))
+
+	// b commits: refused, then the retry goes to the new contest.
+	if _, err := b.Submit(ctx, "c", more); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Errorf("b's commit to the old board: got %v, want code %s", err, rankd.EUNAVAILABLE)
+	}
+	eventuallyEngine(t, "b forgets the old board", func() bool {
+		_, err := b.Submit(ctx, "c", more)
+		return err == nil
+	})
+	if got := MustStandings(t, b, "c"); !reflect.DeepEqual(got.Rows, want.Rows) {
+		t.Errorf("b: got %+v, want the new log's %+v", got.Rows[:1], want.Rows[:1])
+	}
+	// c looks at the log.
+	if err := c.SyncContest(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyEngine(t, "c holds the new contest", func() bool {
+		if err := c.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var st rankd.Standings
+		err := c.Read("c", func(bd *board.Board, _ int64) error {
+			var err error
+			st, err = bd.Standings(rankd.JuryView, 0, -1)
+			return err
+		})
+		return err == nil && reflect.DeepEqual(st.Rows, want.Rows)
+	})
 }
 
 // eventuallyEngine waits up to 5 s for cond.

@@ -39,6 +39,13 @@ type SharedLog interface {
 		entries []rankd.LogEntry, accept func(i int) error) ([]rankd.AppendResult, error)
 }
 
+// LogKeyer is a shared log that names each contest's log: a contest deleted and created again on another
+// server has a new key, which tells a board of the old log from one of the new. LogKey returns 0 for a
+// contest without a log. Its Append checks the key rankd.WithLogKey gives it.
+type LogKeyer interface {
+	LogKey(ctx context.Context, contestID string) (int64, error)
+}
+
 // Defaults of the Engine's settings.
 const (
 	DefaultCheckpointEvery = 200000
@@ -285,6 +292,9 @@ type contest struct {
 	queueClosed bool
 	// deleted says that the contest was deleted (set with queueClosed): its requests are answered so.
 	deleted bool
+	// logKey is the key of the log the board was built from (see LogKeyer); 0 when the store names none or
+	// the contest has stored nothing yet.
+	logKey int64
 	// deletedElsewhere says that the contest was deleted on another server, found so by a commit or a Sync
 	// (written by the committer; read by the projector once the committer ended).
 	deletedElsewhere bool
@@ -390,6 +400,14 @@ func (e *Engine) load(ctx context.Context, id string) (*contest, error) {
 // loadWatched is load calling progress (when not nil) as the log is read and applied.
 func (e *Engine) loadWatched(ctx context.Context, id string, progress func()) (*contest, error) {
 	c := &contest{id: id, queue: make(chan *request, 1024)}
+	if k, ok := e.store.(LogKeyer); ok {
+		// Read first: a log created again after it is found by the next commit or look at the log.
+		key, err := k.LogKey(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		c.logKey = key
+	}
 	cp, err := e.store.LatestCheckpoint(ctx, id)
 	switch {
 	case err == nil:
@@ -765,6 +783,8 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	var err error
 	// A log that can say what others appended is asked even when nobody else should append (a server
 	// that lost its hold of the database, and another that took it meanwhile): the board stays the log's.
+	logKey := c.logKey
+	ctx = rankd.WithLogKey(ctx, &logKey)
 	if shared, ok := e.store.(SharedLog); ok {
 		results, err = shared.AppendAfter(ctx, c.id, c.pos, func(tail []rankd.LogEntry) error {
 			return e.applyTail(c, tail)
@@ -778,10 +798,10 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	}
 	e.metrics.observeCommit(time.Since(begin), len(entries))
 	if isDeleted(err) {
-		// Deleted on another server since this board read the log: the senders are told so, and the
-		// committer forgets the contest next.
+		// Deleted on another server since this board read the log, and perhaps created again: the committer
+		// forgets it next, and the senders' retry finds the contest as the log has it now, or none.
 		for _, r := range batch {
-			r.err = rankd.Errorf(rankd.ENOTFOUND, "contest %q was deleted", c.id)
+			r.err = rankd.Errorf(rankd.EUNAVAILABLE, "contest %q was deleted on another server since this one read it; retry", c.id)
 		}
 		answer(batch)
 		c.deletedElsewhere = true
@@ -797,6 +817,9 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		// The board may hold events the log does not: build it again from what is durable.
 		e.rebuild(c)
 		return true
+	}
+	if logKey != 0 {
+		c.logKey = logKey
 	}
 	i := 0
 	for _, r := range batch {
@@ -853,6 +876,19 @@ const followChunk = 4 << 20
 // holds what the log does, only behind. The committer alone calls it. A failure to read the log leaves the
 // board as it is, behind, and is returned; an entry the board refuses has it rebuilt from the log.
 func (e *Engine) follow(ctx context.Context, c *contest) error {
+	if k, ok := e.store.(LogKeyer); ok {
+		key, err := k.LogKey(ctx, c.id)
+		switch {
+		case err != nil:
+			return err
+		case c.logKey != 0 && key != c.logKey:
+			c.deletedElsewhere = true // another log of the id, or none: the committer forgets this one
+			return nil
+		case key == 0:
+			return nil // nothing stored yet
+		}
+		defer func() { c.logKey = key }() // read before the entries the board takes
+	}
 	for {
 		var buf bytes.Buffer
 		first, n := int64(0), 0
@@ -1052,8 +1088,13 @@ func (e *Engine) rebuild(c *contest) {
 		c.stale = true
 		return
 	}
+	if c.logKey != 0 && fresh.logKey != c.logKey {
+		// Another log of the contest's id: this one was deleted on another server. The committer forgets it.
+		c.deletedElsewhere, c.stale = true, true
+		return
+	}
 	old := c.board
-	c.board, c.pos, c.stale = fresh.board, fresh.pos, false
+	c.board, c.pos, c.stale, c.logKey = fresh.board, fresh.pos, false, fresh.logKey
 	c.noteCheckpoint(fresh.lastCheck.Load())
 	c.proj.lost()
 	e.notifyAll(c, old)

@@ -126,6 +126,7 @@ type jobClient interface {
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 	JobCancel(ctx context.Context, jobID int64) (*rivertype.JobRow, error)
+	JobDeleteMany(ctx context.Context, params *river.JobDeleteManyParams) (*river.JobDeleteManyResult, error)
 }
 
 // OpenSQLite returns a service whose jobs live in the SQLite file at path, created if need be, apart from the
@@ -479,6 +480,35 @@ func latestOf(jobs []*rivertype.JobRow) *rivertype.JobRow {
 		}
 	}
 	return best
+}
+
+// Forget removes the finalization jobs of a deleted contest: a contest created again with its id is then
+// finalized as a new one (a job filed for the same end, or log position, would be taken for one done
+// already) and its status starts idle. A job building is cancelled instead; its result, should it come, is
+// refused once the builder no longer knows the contest.
+func (s *Service) Forget(ctx context.Context, contestID string) error {
+	for {
+		jobs, err := s.jobsOf(ctx, contestID)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		for _, j := range jobs {
+			if j.State != rivertype.JobStateRunning {
+				ids = append(ids, j.ID)
+				continue
+			}
+			if _, err := s.jobs.JobCancel(ctx, j.ID); err != nil {
+				return fail("forget", err)
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		if _, err := s.jobs.JobDeleteMany(ctx, river.NewJobDeleteManyParams().IDs(ids...)); err != nil {
+			return fail("forget", err)
+		}
+	}
 }
 
 // jobsOf returns a contest's latest jobs, newest first.

@@ -552,3 +552,38 @@ func TestRunAtOnce(t *testing.T) {
 		t.Errorf("filing a later position: got %v, %v; want filed", filed, err)
 	}
 }
+
+// A contest deleted and created again with the same end is finalized at that end as a new contest: its
+// finalization status starts idle, and the job filed for the end is not taken for the deleted one's, done.
+func TestForgetDeletedContest(t *testing.T) {
+	ctx := context.Background()
+	st, e, dir := MustContestStore(t)
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
+	end, err := e.End("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Schedule(ctx, "c", end); err != nil {
+		t.Fatal(err)
+	}
+	MustReach(t, s, finalize.Done)
+	if err := e.Delete(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Forget(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Status(ctx, "c"); err != nil || got.State != finalize.Idle || got.Version != 0 {
+		t.Errorf("after the deletion: got %+v, %v; want idle, no version", got, err)
+	}
+	if _, err := e.Submit(ctx, "c", contestEntries(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Schedule(ctx, "c", end); err != nil {
+		t.Fatal(err)
+	}
+	if got := MustReach(t, s, finalize.Done); got.Version != 1 {
+		t.Errorf("the contest created again: got version %d, want 1", got.Version)
+	}
+	MustMatchBoard(t, st, e)
+}

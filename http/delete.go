@@ -15,6 +15,14 @@ func (s *Server) deleteContest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.Logger.Info("contest deleted by an admin", slog.String("contest", cid))
+	if s.Finalizer != nil {
+		// Left, they would keep a contest created again with the id from being finalized at its end (one
+		// filed for that end is taken for done). The deletion is done all the same; the log says what failed.
+		if err := s.Finalizer.Forget(r.Context(), cid); err != nil {
+			s.Logger.Error("removing a deleted contest's finalization jobs failed", slog.String("contest", cid),
+				slog.String("error", err.Error()))
+		}
+	}
 	return writeJSON(w, http.StatusOK, map[string]any{"contest_id": cid, "deleted": true})
 }
 
@@ -36,6 +44,7 @@ func (h *hub) forget(cid string) {
 	if cc := h.contests[cid]; cc != nil {
 		for _, ch := range cc.views {
 			for f := range ch.subs {
+				f.gone.Store(true)
 				close(f.dropped)
 			}
 		}

@@ -29,10 +29,10 @@ func TestDeleteContest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	ended := make(chan struct{})
+	ended := make(chan string)
 	go func() {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		close(ended)
+		data, _ := io.ReadAll(resp.Body)
+		ended <- string(data)
 	}()
 
 	var got struct {
@@ -44,7 +44,11 @@ func TestDeleteContest(t *testing.T) {
 		t.Errorf("the answer: got %+v, want c1 deleted", got)
 	}
 	select {
-	case <-ended:
+	case got := <-ended:
+		// The client is told, so that it does not resume (on a contest created again with the id).
+		if want := "data: {\"code\":\"not_found\",\"message\":\"contest \\\"c1\\\" was deleted\"}"; !strings.Contains(got, "event: error\n") || !strings.Contains(got, want) {
+			t.Errorf("the end of the live stream: got %q, want it to hold %q", got[max(0, len(got)-300):], want)
+		}
 	case <-time.After(5 * time.Second):
 		t.Error("the live stream of the deleted contest is still open after 5 s")
 	}

@@ -771,6 +771,8 @@ func (f statusFinalizer) Retry(context.Context, string) (finalize.Status, error)
 	return finalize.Status{}, errors.New("not in this test")
 }
 
+func (f statusFinalizer) Forget(context.Context, string) error { return nil }
+
 // A server serves a new version of the final standings as soon as it reports it done (a script waits for
 // done, then reads them once), and serves no version long after it checked it (a reader after a silence
 // got the version before a thaw, while the thawed one was being checked).

@@ -24,6 +24,8 @@ type Finalizer interface {
 	Run(ctx context.Context, contestID string, now time.Time) (finalize.Status, error)
 	Status(ctx context.Context, contestID string) (finalize.Status, error)
 	Retry(ctx context.Context, contestID string) (finalize.Status, error)
+	// Forget removes what it keeps of a deleted contest's finalizations.
+	Forget(ctx context.Context, contestID string) error
 }
 
 // finalizer returns the server's Finalizer, or an error when it has none.

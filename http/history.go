@@ -480,7 +480,7 @@ func (s *Server) workOutHistory(cid, key string, v rankd.View, teams []string, n
 	// Named by its content: the same history has the same ETag, on any server, and says nothing more.
 	etag := `"h.` + strconv.FormatUint(xxhash.Sum64(body), 36) + `"`
 	entry := &historyEntry{key: key, pos: l.pos, pubSeq: l.pubSeq, made: time.Now(), etag: etag,
-		page: s.pages.put("history|"+key, etag, body)}
+		page: s.pages.put(key+"|history", etag, body)}
 	s.pasts.putHistory(entry)
 	s.Logger.Info("history worked out", slog.String("contest", cid), slog.String("view", v.String()),
 		slog.Int("teams", len(teams)), slog.Int64("pos", l.pos), slog.Duration("took", time.Since(begin)))

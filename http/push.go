@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -131,6 +132,9 @@ type channel struct {
 type follower struct {
 	events  chan message
 	dropped chan struct{}
+	// gone says, once dropped is closed, that the contest was deleted: the client is told so, and does not
+	// resume (with the number of a board that is no more, on a contest created again with the id).
+	gone atomic.Bool
 }
 
 // notify records the rows changed by an event; the engine calls it under the contest's write lock.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -144,6 +145,9 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		case <-s.closing:
 			return nil // the client reconnects to another node, or to this one once it is back
 		case <-f.dropped:
+			if f.gone.Load() {
+				write(event("error", 0, errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
+			}
 			return nil
 		case m := <-f.events:
 			if !allowed() {

@@ -746,6 +746,8 @@ func (f *fakeFinalizer) Retry(context.Context, string) (finalize.Status, error) 
 	return finalize.Status{}, errors.New("not in this test")
 }
 
+func (f *fakeFinalizer) Forget(context.Context, string) error { return nil }
+
 // The console's Results section says where the finalization is and asks for one, and downloads the
 // standings of either view with the admin token (the jury's needs it: a plain link could not carry it).
 func TestBrowserAdminResults(t *testing.T) {

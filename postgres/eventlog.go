@@ -110,7 +110,24 @@ func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, ta
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fail(ctx, "append", err)
 	}
+	if k := rankd.LogKeyOf(ctx); k != nil {
+		*k = a.key
+	}
 	return results, nil
+}
+
+// LogKey returns the key of a contest's log: a contest deleted and created again has a new one. 0 when the
+// contest has no log.
+func (db *DB) LogKey(ctx context.Context, contestID string) (int64, error) {
+	var key int64
+	if !rankd.ValidText(contestID) {
+		return 0, nil
+	}
+	err := db.pool.QueryRow(ctx, `SELECT key FROM contests WHERE id = $1`, contestID).Scan(&key)
+	if err != nil && !errNoRows(err) {
+		return 0, fail(ctx, "log key", err)
+	}
+	return key, nil
 }
 
 // checkEntries refuses entries whose strings PostgreSQL cannot keep as text.
@@ -276,7 +293,8 @@ func (a *appendCall) lookup() error {
 	}
 	// A log that ends before the caller's board, or is gone, was deleted since the board read it: its entries
 	// would start a new log (or continue one) that the board knows nothing of.
-	if a.after > 0 && (a.key == 0 || a.base < a.after) {
+	want := rankd.LogKeyOf(a.ctx)
+	if a.after > 0 && (a.key == 0 || a.base < a.after) || want != nil && *want != 0 && a.key != 0 && a.key != *want {
 		return &rankd.Error{Code: rankd.ENOTFOUND, Err: rankd.ErrContestDeleted,
 			Message: fmt.Sprintf("contest %q was deleted", a.contestID)}
 	}

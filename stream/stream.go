@@ -367,6 +367,9 @@ func (f *Follower) apply(name string, data []byte) error {
 		}
 		err = f.board.ApplyDiff(data)
 	case "error":
+		// A contest deleted: the board held is of no contest any more, and a resume from its number would
+		// take one created again with the id for it. The next connection starts afresh.
+		f.have = false
 		return fmt.Errorf("stream: the server says: %s", data)
 	default:
 		return nil

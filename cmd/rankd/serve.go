@@ -573,10 +573,12 @@ func (s *Server) runDemo(ctx context.Context) {
 		return err
 	})
 	switch {
+	case rankd.ErrorCode(err) == rankd.ENOTFOUND && ctx.Err() == nil:
+		s.Logger.Info("the demo contest was deleted; start the server again to play a new one", slog.String("contest", DemoContestID))
 	case err != nil && ctx.Err() == nil:
 		s.Logger.Error("demo stopped", slog.String("error", err.Error()))
 	case err == nil && over:
-		s.Logger.Info("the demo contest is over; delete it (DELETE /api/v1/contests/demo, or the admin console) to play it again",
+		s.Logger.Info("the demo contest is over; delete it (DELETE /api/v1/contests/demo, or the admin console) and start the server again to play it again",
 			slog.String("contest", DemoContestID))
 	}
 }
