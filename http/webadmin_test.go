@@ -776,3 +776,41 @@ func TestBrowserAdminResults(t *testing.T) {
 	tb.Do(chromedp.ScrollIntoView(chromedp.ID("results")))
 	tb.Shot("results")
 }
+
+// The console ends the updates of a contest run on rankd once it has ended (its state then says finalized
+// and end_of_updates, as a contest system's does, and tools following its feed stop there), and reopens
+// them.
+func TestBrowserAdminEndsUpdates(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	tb := adminTab(t, MustBrowser(t), e.URL)
+	tb.Go("/")
+	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
+	tb.Go("/admin/contests/c1")
+	tb.Wait("the feed's state while the contest runs", `document.getElementById("eou-info").textContent.includes("once the contest has ended") && document.getElementById("eou-close").disabled`)
+
+	e.now = contestStart.Add(6 * time.Hour)
+	tb.Go("/admin/contests/c1")
+	tb.Wait("the feed open after the end", `document.getElementById("eou-info").textContent.includes("stays open") && !document.getElementById("eou-close").disabled`)
+	tb.Do(chromedp.Click(chromedp.ID("eou-close")))
+	tb.Confirm(true)
+	tb.WaitStatus("The updates are ended")
+	var st struct {
+		Finalized    *string
+		EndOfUpdates *string `json:"end_of_updates"`
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &st)
+	if st.Finalized == nil || st.EndOfUpdates == nil {
+		t.Fatalf("the state after ending the updates: got %+v, want finalized and end_of_updates", st)
+	}
+	tb.Wait("the reopening offered", `!document.getElementById("eou-reopen").hidden && document.getElementById("eou-close").hidden`)
+
+	tb.Do(chromedp.Click(chromedp.ID("eou-reopen")))
+	tb.Confirm(true)
+	tb.WaitStatus("The updates are reopened")
+	st.EndOfUpdates = nil
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &st)
+	if st.EndOfUpdates != nil || st.Finalized == nil {
+		t.Errorf("the state after reopening: got %+v, want finalized still, no end_of_updates", st)
+	}
+}

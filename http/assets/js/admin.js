@@ -212,6 +212,7 @@ function renderContest() {
   renderProblems();
   renderGroups();
   renderFreeze();
+  renderUpdates();
 }
 
 // loadDefinition reads what the forms edit: the CCS contest and problem objects, which carry every setting
@@ -480,6 +481,8 @@ function setUpResults() {
     status.answer("Finalization", a, "The failed finalization runs again.");
     renderFinal(a.ok ? a.body : null);
   });
+  $("eou-close").addEventListener("click", () => setEndOfUpdates(true));
+  $("eou-reopen").addEventListener("click", () => setEndOfUpdates(false));
   for (const b of $("results").querySelectorAll("button[data-format]")) {
     b.addEventListener("click", async () => {
       const view = $("x-view").value;
@@ -488,6 +491,52 @@ function setUpResults() {
     });
   }
   renderFinal(null);
+}
+
+// renderUpdates says whether the event feed says no more updates come, and offers to say it (once the contest
+// ended) or take it back.
+async function renderUpdates() {
+  const a = await call("GET", `${ctx.ccs}/state`, undefined, { token: false });
+  if (!a.ok) {
+    $("eou-info").textContent = `The contest's state could not be read: ${a.message}.`;
+    return;
+  }
+  const st = a.body;
+  const ended = ["ended", "thawed", "finalized"].includes(ctx.contest.phase);
+  $("eou-info").textContent = st.end_of_updates ? `The feed says no more updates come, since ${localTime(new Date(st.end_of_updates))}.`
+    : ended ? "The contest has ended; its feed stays open for more updates." : "The updates can be ended once the contest has ended.";
+  $("eou-close").hidden = !!st.end_of_updates;
+  $("eou-close").disabled = !ended;
+  $("eou-reopen").hidden = !st.end_of_updates;
+}
+
+// setEndOfUpdates posts the contest's state with end_of_updates (and finalized, when it is not) set to now, or
+// with end_of_updates taken back, as a contest system does: a state replaces the whole state, so it is read first.
+async function setEndOfUpdates(end) {
+  const ok = await confirmAction(end ? "End the updates?" : "Reopen the updates?",
+    end ? "The state says the results are final and no more updates come: tools following the event feed stop there. Events sent later are still taken, but such tools miss them."
+      : "The state no longer says that no more updates come: tools following the event feed wait for more again.",
+    end ? "End the updates" : "Reopen");
+  if (!ok) {
+    status.show("The state is as it was: cancelled.", "info");
+    return;
+  }
+  const got = await call("GET", `${ctx.ccs}/state`, undefined, { token: false });
+  if (!got.ok) {
+    status.answer("The state", got, "");
+    return;
+  }
+  const st = got.body;
+  const now = new Date().toISOString();
+  if (end) {
+    st.finalized = st.finalized || now;
+    st.end_of_updates = now;
+  } else {
+    st.end_of_updates = null;
+  }
+  const a = await call("POST", `${ctx.base}/events`, { type: "state", data: st });
+  status.answer("The state", a, end ? "The updates are ended: the feed says no more come." : "The updates are reopened.");
+  await reload("contest");
 }
 
 // renderFinal says where the finalization is: st when an answer just said so, else read again; read again
