@@ -703,7 +703,11 @@ func TestBrowserAdminKeepsOffBoardTeamsOff(t *testing.T) {
 func TestBrowserAdminDeletesContest(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	tb := adminTab(t, MustBrowser(t), e.URL)
+	b := MustBrowser(t)
+	spectator := b.Tab(t, e.URL)
+	spectator.Go("/contests/c1")
+	spectator.Wait("the board", `document.querySelectorAll(".rows > .row").length === 3`)
+	tb := adminTab(t, b, e.URL)
 	tb.Go("/")
 	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
 	tb.Go("/admin/contests/c1")
@@ -725,6 +729,8 @@ func TestBrowserAdminDeletesContest(t *testing.T) {
 	if r := e.Do(t, "GET", "/api/v1/contests/c1", adminToken, nil); r.Status != http.StatusNotFound {
 		t.Errorf("the contest after its deletion: got status %d, want 404", r.Status)
 	}
+	// The board open meanwhile says so, rather than go on showing the deleted contest.
+	spectator.Wait("the open board told", `!document.getElementById("message").hidden && document.getElementById("message").textContent.includes("There is no contest “c1” on this server.")`)
 }
 
 // fakeFinalizer answers the console's finalization requests: idle until Run, done at version 1 after.

@@ -458,7 +458,8 @@ function showState(state, err) {
     askViewToken(v, `The server refused the token: ${err.message}`);
     return;
   }
-  fail(err.status === 404 ? `There is no contest “${cid}” on this server.` : `The board stopped: ${err.message}.`);
+  // A stream of a contest deleted while it is shown ends with a not_found error.
+  fail(err.status === 404 || err.code === "not_found" ? `There is no contest “${cid}” on this server.` : `The board stopped: ${err.message}.`);
 }
 
 // filtered holds the positions of the rows the filters let through, by team, when a filter is set.
