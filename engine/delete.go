@@ -36,10 +36,12 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	failed := e.failed[id] != nil
 	e.mu.RUnlock()
 	if !held && failed {
+		if err := e.deleteProjectionFirst(ctx, id); err != nil {
+			return err
+		}
 		if err := e.deleteStored(ctx, id); err != nil {
 			return err
 		}
-		e.deleteProjection(id)
 		e.mu.Lock()
 		delete(e.failed, id)
 		e.mu.Unlock()
@@ -62,9 +64,23 @@ func (e *Engine) deleteStored(ctx context.Context, id string) error {
 	return e.store.(rankd.ContestDeleter).DeleteContest(ctx, id)
 }
 
-// deleteProjection removes what the projection holds of a deleted contest, once its projector stopped. A
-// projection that cannot be reached keeps the contest's keys, which nothing reads once the contest is gone
-// (and which a contest created later with the id replaces): logged, not failed.
+// deleteProjectionFirst removes what the projection holds of a contest about to be deleted: a projection
+// that cannot be reached now refuses the deletion (EUNAVAILABLE), to be asked again.
+func (e *Engine) deleteProjectionFirst(ctx context.Context, id string) error {
+	p, ok := e.Projection.(ProjectionDeleter)
+	if !ok {
+		return nil
+	}
+	if err := p.DeleteContest(ctx, id); err != nil {
+		e.Logger.Warn("deleting a contest's projection failed: the contest is not deleted", slog.String("contest", id), slog.String("error", err.Error()))
+		return rankd.Errorf(rankd.EUNAVAILABLE, "contest %q is not deleted: the shared cache (Redis) could not be reached to delete its boards there; retry once it is back", id)
+	}
+	return nil
+}
+
+// deleteProjection removes again what the projection holds of a deleted contest, once its projector
+// stopped: an update it was sending during the deletion. A projection that cannot be reached keeps those
+// keys: logged, not failed.
 func (e *Engine) deleteProjection(id string) {
 	p, ok := e.Projection.(ProjectionDeleter)
 	if !ok {
@@ -89,7 +105,13 @@ func (e *Engine) deleteNow(c *contest, req *request) bool {
 	}
 	if !req.forget {
 		ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
-		err := e.deleteStored(ctx, c.id)
+		// The projection first, and only with it: left behind, a deleted contest's rows would stand for those
+		// of one created again with the id once its log reached their position. Removed, and the log's
+		// deletion failing, the servers rebuild it from the log.
+		err := e.deleteProjectionFirst(ctx, c.id)
+		if err == nil {
+			err = e.deleteStored(ctx, c.id)
+		}
 		cancel()
 		if rankd.ErrorCode(err) == rankd.ENOTFOUND {
 			err = nil // nothing stored (its first commit failed), or deleted on another server meanwhile

@@ -294,3 +294,46 @@ func eventuallyEngine(tb testing.TB, what string, cond func() bool) {
 		}
 	}
 }
+
+// A contest is deleted only with its projection: while the projection cannot be reached the deletion is
+// refused, to be asked again, and the contest goes on; once it can, both go.
+func TestDeleteWithProjection(t *testing.T) {
+	ctx := context.Background()
+	store := MustOpenStore(t, t.TempDir())
+	defer store.Close()
+	p := newMemProjection()
+	e := engine.New(store, nil)
+	e.Projection = p
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	entries := contestEntries(t)
+	if _, err := e.Submit(ctx, "c", entries); err != nil {
+		t.Fatal(err)
+	}
+	MustMatchProjection(t, e, p, "c")
+	p.mu.Lock()
+	p.fail = true
+	p.mu.Unlock()
+	if err := e.Delete(ctx, "c"); rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		t.Fatalf("delete while the projection is down: got %v, want code %s", err, rankd.EUNAVAILABLE)
+	}
+	want := offlineStandings(t, entries)
+	if got := MustStandings(t, e, "c"); !reflect.DeepEqual(got.Rows, want.Rows) {
+		t.Errorf("the contest after a refused deletion: got %d rows, want its %d", len(got.Rows), len(want.Rows))
+	}
+	p.mu.Lock()
+	p.fail = false
+	p.mu.Unlock()
+	if err := e.Delete(ctx, "c"); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	MustDeleted(t, e, "c", entries[len(entries)-1])
+	eventuallyEngine(t, "the projection deleted", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		_, ok := p.contests["c"]
+		return !ok
+	})
+}

@@ -887,7 +887,11 @@ func (e *Engine) follow(ctx context.Context, c *contest) error {
 		case key == 0:
 			return nil // nothing stored yet
 		}
-		defer func() { c.logKey = key }() // read before the entries the board takes
+		defer func() { // read before the entries the board takes; under the lock, for the projector
+			c.mu.Lock()
+			c.logKey = key
+			c.mu.Unlock()
+		}()
 	}
 	for {
 		var buf bytes.Buffer

@@ -189,7 +189,15 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 		gen := c.proj.wholeGen
 		full := e.render(c, nil)
 		full.Replace = c.proj.replace
+		logKey := c.logKey
 		c.runlock()
+		if k, ok := e.store.(LogKeyer); ok && logKey != 0 {
+			// A board of a log deleted since, on another server, must not put its rows back: its committer
+			// forgets it next.
+			if key, err := k.LogKey(ctx, c.id); err != nil || key != logKey {
+				return err
+			}
+		}
 		if err := e.Projection.Rebuild(ctx, full); err != nil {
 			return err
 		}

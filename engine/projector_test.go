@@ -372,3 +372,13 @@ func TestProjectionFollowsEventsWithoutRows(t *testing.T) {
 		t.Errorf("rebuilds: got %d, want %d (the projection was only behind)", p.rebuilds, rebuilds)
 	}
 }
+
+func (p *memProjection) DeleteContest(_ context.Context, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail {
+		return errDown
+	}
+	delete(p.contests, id)
+	return nil
+}
