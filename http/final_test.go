@@ -834,3 +834,55 @@ func mustGetRaw(tb testing.TB, url string) (body, etag string) {
 	}
 	return string(b), resp.Header.Get("ETag")
 }
+
+// hangingFinalCache is a shared cache of the final standings that does not answer (a Redis stopped, or behind
+// a network that drops packets): each call waits until its context ends.
+type hangingFinalCache struct {
+	hangingProjection
+	calls atomic.Int64
+}
+
+func (c *hangingFinalCache) hang(ctx context.Context) error {
+	c.calls.Add(1)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(10 * time.Second): // a server that waits on it fails the test rather than hangs
+		return errors.New("no answer")
+	}
+}
+
+func (c *hangingFinalCache) PutFinal(ctx context.Context, _ rankd.FinalStandings) error {
+	return c.hang(ctx)
+}
+func (c *hangingFinalCache) Final(ctx context.Context, _ string) (rankd.FinalStandings, error) {
+	return rankd.FinalStandings{}, c.hang(ctx)
+}
+func (c *hangingFinalCache) FinalVersion(ctx context.Context, _ string) (int64, error) {
+	return 0, c.hang(ctx)
+}
+
+// Final standings are read from the store when the shared cache does not answer, after a second at most, and
+// the cache is left alone for a while after: each read took seconds while Redis was stopped.
+func TestFinalCacheHanging(t *testing.T) {
+	fc := mustFinalContest(t, 30)
+	cache := &hangingFinalCache{}
+	fs := fc.mustServer(t, cache)
+	fc.mustFinalize(t, 1)
+	begin := time.Now()
+	if got := fs.mustGetFinal(t, true); got.Version != 1 {
+		t.Fatalf("got version %d, want 1", got.Version)
+	}
+	if took := time.Since(begin); took > 3*time.Second {
+		t.Errorf("the first read took %v while the cache hangs, want about a second", took)
+	}
+	calls := cache.calls.Load()
+	fs.advance(rankdhttp.FinalStale + time.Second) // read again, not from memory
+	begin = time.Now()
+	if got := fs.mustGetFinal(t, true); got.Version != 1 {
+		t.Fatalf("got version %d, want 1", got.Version)
+	}
+	if took, n := time.Since(begin), cache.calls.Load()-calls; took > 500*time.Millisecond || n != 0 {
+		t.Errorf("a read soon after: took %v and asked the cache %d times, want at once from the store", took, n)
+	}
+}

@@ -196,11 +196,17 @@ func (c *finalCache) get(ctx context.Context, contestID string, now time.Time,
 // that fails is logged and passed over: the store answers.
 func (s *Server) loadFinal(ctx context.Context, id string, have rankd.FinalStandings) (rankd.FinalStandings, error) {
 	shared, ok := s.Projection.(FinalCache)
+	// A shared cache that does not answer is given finalWait, then left alone for a while, as pages do (see
+	// standings): a Redis that stopped answering cost each read of the final standings seconds.
+	ok = ok && time.Now().UnixNano() >= s.projectionPaused.Load()
 	fill := false
 	if ok {
-		f, behind, err := sharedFinal(ctx, shared, id, have)
+		sctx, cancel := context.WithTimeout(ctx, finalWait)
+		f, behind, err := sharedFinal(sctx, shared, id, have)
+		cancel()
 		switch {
 		case err != nil:
+			s.projectionPaused.Store(time.Now().Add(projectionPause).UnixNano())
 			s.Logger.Warn("reading the final standings from the shared cache failed; reading the store",
 				slog.String("contest", id), slog.String("error", err.Error()))
 		case !behind:
@@ -217,13 +223,19 @@ func (s *Server) loadFinal(ctx context.Context, id string, have rankd.FinalStand
 		return rankd.FinalStandings{}, err
 	}
 	if fill {
-		if err := shared.PutFinal(ctx, f); err != nil {
+		sctx, cancel := context.WithTimeout(ctx, finalWait)
+		defer cancel()
+		if err := shared.PutFinal(sctx, f); err != nil {
 			s.Logger.Warn("filling the shared cache with the final standings failed",
 				slog.String("contest", id), slog.String("error", err.Error()))
 		}
 	}
 	return f, nil
 }
+
+// finalWait bounds a read or fill of the final standings in the shared cache: they are megabytes for a big
+// contest, more than a page's projectionWait.
+const finalWait = time.Second
 
 // sharedFinal reads a contest's final standings from c, for memory holding have: have itself while c holds
 // its version (one GET), c's when they are later; behind when c holds none or older ones, which only the
