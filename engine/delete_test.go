@@ -16,21 +16,6 @@ import (
 	"rankd/postgres/pgtest"
 )
 
-// genEntries returns a generated contest as log entries.
-func genEntries(tb testing.TB, cfg gen.Config) []rankd.LogEntry {
-	tb.Helper()
-	var entries []rankd.LogEntry
-	err := gen.Generate(cfg, func(ev rankd.Event) error {
-		e, err := engine.Entry(ev)
-		entries = append(entries, e)
-		return err
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return entries
-}
-
 // MustDeleted checks that an engine no longer holds contest id: not listed, not readable, its events
 // refused as of an unknown contest.
 func MustDeleted(tb testing.TB, e *engine.Engine, id string, entry rankd.LogEntry) {

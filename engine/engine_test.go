@@ -113,11 +113,11 @@ func MustOpenEngine(tb testing.TB, store engine.Store) *engine.Engine {
 	return e
 }
 
-// contestEntries returns a small generated contest as log entries.
-func contestEntries(tb testing.TB) []rankd.LogEntry {
+// genEntries returns a generated contest as log entries.
+func genEntries(tb testing.TB, cfg gen.Config) []rankd.LogEntry {
 	tb.Helper()
 	var entries []rankd.LogEntry
-	err := gen.Generate(gen.Config{Seed: 3, ContestID: "c", Teams: 20, Problems: 5, Submissions: 600}, func(ev rankd.Event) error {
+	err := gen.Generate(cfg, func(ev rankd.Event) error {
 		e, err := engine.Entry(ev)
 		entries = append(entries, e)
 		return err
@@ -126,6 +126,12 @@ func contestEntries(tb testing.TB) []rankd.LogEntry {
 		tb.Fatal(err)
 	}
 	return entries
+}
+
+// contestEntries returns a small generated contest as log entries.
+func contestEntries(tb testing.TB) []rankd.LogEntry {
+	tb.Helper()
+	return genEntries(tb, gen.Config{Seed: 3, ContestID: "c", Teams: 20, Problems: 5, Submissions: 600})
 }
 
 // MustStandings returns the whole jury board of a contest and its sequence number.

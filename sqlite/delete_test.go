@@ -40,24 +40,7 @@ func TestDeleteContestLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := MustOpen(t, dir)
-	storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Submission("s1", "t1", "A", time.Minute), "tok1"))
-	// A repeat under a new token: an alias.
-	storetest.MustAppend(t, db, "c1", storetest.WithToken(storetest.Submission("s1", "t1", "A", time.Minute), "tok2"))
-	if err := db.SaveCheckpoint(ctx, "c1", rankd.Checkpoint{Pos: 1, Data: []byte("board")}); err != nil {
-		t.Fatal(err)
-	}
-	for _, tok := range []rankd.Token{
-		{Secret: "team", Role: rankd.RoleTeam, ContestID: "c1", TeamID: "t1"},
-		{Secret: "admin", Role: rankd.RoleAdmin},
-	} {
-		if err := db.SaveToken(ctx, tok); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for pos := range int64(2) { // two versions, the first no longer active
-		storetest.MustSaveFinal(t, db, rankd.FinalStandings{ContestID: "c1", Pos: pos,
-			Jury: []rankd.Row{{Rank: 1, TeamID: "t1"}}, Public: []rankd.Row{{Rank: 1, TeamID: "t1"}}})
-	}
+	storetest.MustFillContest(t, db, "c1")
 	if err := db.DeleteContest(ctx, "c1"); err != nil {
 		t.Fatalf("DeleteContest: %v", err)
 	}

@@ -218,3 +218,28 @@ func testDeleteContestConcurrent(t *testing.T, s Store) {
 		}
 	}
 }
+
+// MustFillContest stores something of contest id in every table a deletion empties: a log of two entries (the
+// second a repeat under a new token: an alias), a checkpoint, a team token, and two versions of final
+// standings (the first no longer active); and an admin token, which no deletion removes.
+func MustFillContest(tb testing.TB, s Store, id string) {
+	tb.Helper()
+	ctx := context.Background()
+	MustAppend(tb, s, id, WithToken(Submission("s1", "t1", "A", time.Minute), "tok1"))
+	MustAppend(tb, s, id, WithToken(Submission("s1", "t1", "A", time.Minute), "tok2"))
+	if err := s.SaveCheckpoint(ctx, id, rankd.Checkpoint{Pos: 1, Data: []byte("board")}); err != nil {
+		tb.Fatal(err)
+	}
+	for _, tok := range []rankd.Token{
+		{Secret: "team", Role: rankd.RoleTeam, ContestID: id, TeamID: "t1"},
+		{Secret: "admin", Role: rankd.RoleAdmin},
+	} {
+		if err := s.SaveToken(ctx, tok); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for pos := range int64(2) {
+		MustSaveFinal(tb, s, rankd.FinalStandings{ContestID: id, Pos: pos,
+			Jury: []rankd.Row{{Rank: 1, TeamID: "t1"}}, Public: []rankd.Row{{Rank: 1, TeamID: "t1"}}})
+	}
+}
