@@ -136,6 +136,23 @@ func TestDeleteWhileSubmitting(t *testing.T) {
 	}
 }
 
+// MustDeleteHeld has the first server store entries of contest c, the others hold it, and the first delete it.
+func MustDeleteHeld(tb testing.TB, entries []rankd.LogEntry, first *engine.Engine, others ...*engine.Engine) {
+	tb.Helper()
+	ctx := context.Background()
+	if _, err := first.Submit(ctx, "c", entries); err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range others {
+		if err := e.SyncContest(ctx, "c"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := first.Delete(ctx, "c"); err != nil {
+		tb.Fatalf("delete: %v", err)
+	}
+}
+
 // Over a shared log, a contest deleted on one server is forgotten by another when it next commits to it
 // (the commit is refused, to be retried, and stores nothing) or when it next looks at the log (Sync); the
 // id then makes a new contest on any server.
@@ -147,17 +164,7 @@ func TestDeleteShared(t *testing.T) {
 	b.Deleted = func(id string) { forgot <- id }
 	entries := contestEntries(t)
 	half := len(entries) / 2
-	if _, err := a.Submit(ctx, "c", entries[:half]); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []*engine.Engine{b, c} {
-		if err := e.SyncContest(ctx, "c"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := a.Delete(ctx, "c"); err != nil {
-		t.Fatalf("delete: %v", err)
-	}
+	MustDeleteHeld(t, entries[:half], a, b, c)
 	// b commits to the contest it still holds: refused, to be retried.
 	_, err := b.Submit(ctx, "c", entries[half:half+1])
 	if rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
@@ -224,17 +231,7 @@ func TestDeleteSharedCreatedAgain(t *testing.T) {
 	old := append(slices.Clone(base), submission("x0"), entry(rankd.Event{Type: rankd.EventJudgement, ID: "jx0",
 		Judgement: &rankd.Judgement{ID: "jx0", SubmissionID: "x0", TypeID: typeID, StartTime: first.Time + time.Minute}}))
 	fresh := append(slices.Clone(base), submission("x1"), submission("x2"), submission("x3"))
-	if _, err := a.Submit(ctx, "c", old); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []*engine.Engine{b, c} {
-		if err := e.SyncContest(ctx, "c"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := a.Delete(ctx, "c"); err != nil {
-		t.Fatalf("delete: %v", err)
-	}
+	MustDeleteHeld(t, old, a, b, c)
 	if _, err := a.Submit(ctx, "c", fresh); err != nil {
 		t.Fatal(err)
 	}

@@ -41,10 +41,7 @@ func (e *env) MustHiddenGroupContest(tb testing.TB) {
 func TestBrowserReviewUIAdminHiddenGroup(t *testing.T) {
 	e := MustOpen(t)
 	e.MustHiddenGroupContest(t)
-	tb := adminTab(t, MustBrowser(t), e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/c1")
+	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/c1")
 	tb.Wait("the team listed", `document.querySelector('#team-list button[data-action="edit"][data-team="t9"]') !== null`)
 
 	tb.Do(chromedp.Click(chromedp.CSS(`#team-list button[data-action="edit"][data-team="t9"]`)))
@@ -121,10 +118,7 @@ func TestBrowserReviewUIEmptyContest(t *testing.T) {
 func TestBrowserReviewUIAdminTokenFocus(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	tb := adminTab(t, MustBrowser(t), e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/c1")
+	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/c1")
 	token := `#team-list button[data-action="token"][data-team="t2"]`
 	tb.Wait("the team listed", `document.querySelector('`+token+`') !== null`)
 	tb.Do(chromedp.Focus(chromedp.CSS(token)), typeKeys("\r"))
@@ -270,10 +264,7 @@ func TestBrowserReviewUIHiddenUntilEnd(t *testing.T) {
 func TestBrowserReviewUIAdminRefreshKeepsFocus(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	tb := adminTab(t, MustBrowser(t), e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/c1")
+	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/c1")
 	tb.Wait("the team listed", `document.querySelector('#team-list button[data-action="ban"][data-team="t2"]') !== null`)
 	for _, sel := range []string{
 		`#team-list button[data-action="ban"][data-team="t2"]`,

@@ -160,6 +160,16 @@ func adminTab(t *testing.T, b *browser, base string) *tab {
 	return tb
 }
 
+// adminConsole is an adminTab on a console page, path, in a browser that keeps the admin token.
+func adminConsole(t *testing.T, b *browser, base, path string) *tab {
+	t.Helper()
+	tb := adminTab(t, b, base)
+	tb.Go("/")
+	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
+	tb.Go(path)
+	return tb
+}
+
 // WaitAcross waits for a JavaScript expression to be true, through page loads (which a Wait does not
 // survive), failing after 10 s.
 func (t *tab) WaitAcross(what, expr string) {
@@ -584,10 +594,7 @@ func TestBrowserAdminEditsFromTheAPI(t *testing.T) {
   "judgement-types": [{"id": "OK", "name": "flag", "solved": true}, {"id": "NO", "name": "wrong flag", "solved": false}],
   "problems": [{"id": "w1", "label": "W1", "name": "Cookie Jar", "ordinal": 0,
                 "rankd": {"value": 500, "minimum": 100, "decay": 20, "function": "logarithmic"}}]}`, nil)
-	tb := adminTab(t, MustBrowser(t), e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/ctf")
+	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/ctf")
 	tb.Wait("the form", `document.getElementById("c-id").value === "ctf"`)
 	fields := func(ids ...string) string {
 		t.Helper()
@@ -635,10 +642,7 @@ func TestBrowserAdminKeepsOffBoardTeamsOff(t *testing.T) {
 	e.MustContest(t)
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/groups", adminToken, `{"id":"obs","name":"Observers","hidden":true}`, nil)
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken, `{"id":"t9","name":"Watchers","group_ids":["obs"]}`, nil)
-	tb := adminTab(t, MustBrowser(t), e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/c1")
+	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/c1")
 	tb.Wait("the teams", `!!document.querySelector('#team-list tr[data-team="t9"]')`)
 	if got := evalJS[string](tb, `document.querySelector('#team-list tr[data-team="t9"] .team-status').textContent`); got != "In hidden group Observers" {
 		t.Errorf("a team of a hidden group: listed as %q", got)
@@ -707,10 +711,7 @@ func TestBrowserAdminDeletesContest(t *testing.T) {
 	spectator := b.Tab(t, e.URL)
 	spectator.Go("/contests/c1")
 	spectator.Wait("the board", `document.querySelectorAll(".rows > .row").length === 3`)
-	tb := adminTab(t, b, e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/c1")
+	tb := adminConsole(t, b, e.URL, "/admin/contests/c1")
 	tb.Wait("the delete section", `!document.getElementById("delete").hidden`)
 
 	tb.Fill("d-id", "c2")
@@ -761,10 +762,7 @@ func TestBrowserAdminResults(t *testing.T) {
 	e.MustContest(t)
 	f := &fakeFinalizer{}
 	e.server.Finalizer = f
-	tb := adminTab(t, MustBrowser(t), e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/c1")
+	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/c1")
 	tb.Wait("the finalization's state", `document.getElementById("final-info").textContent.includes("not asked for yet")`)
 	tb.Do(chromedp.Click(chromedp.ID("final-now")))
 	tb.Wait("the finalization done", `document.getElementById("final-info").textContent.includes("done; the final standings are at version 1")`)
@@ -789,10 +787,7 @@ func TestBrowserAdminResults(t *testing.T) {
 func TestBrowserAdminEndsUpdates(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	tb := adminTab(t, MustBrowser(t), e.URL)
-	tb.Go("/")
-	evalJS[chromedp.Void](tb, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
-	tb.Go("/admin/contests/c1")
+	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/c1")
 	tb.Wait("the feed's state while the contest runs", `document.getElementById("eou-info").textContent.includes("once the contest has ended") && document.getElementById("eou-close").disabled`)
 
 	e.now = contestStart.Add(6 * time.Hour)
