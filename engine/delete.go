@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -161,7 +162,7 @@ func (c *contest) closeQueue(deleted bool) {
 // closedErr is the answer to a request for c once its queue is closed.
 func (c *contest) closedErr() error {
 	if c.deleted {
-		return rankd.Errorf(rankd.ENOTFOUND, "contest %q was deleted", c.id)
+		return &rankd.Error{Code: rankd.ENOTFOUND, Err: rankd.ErrContestDeleted, Message: fmt.Sprintf("contest %q was deleted", c.id)}
 	}
 	return rankd.Errorf(rankd.EUNAVAILABLE, "the server is shutting down")
 }

@@ -1311,14 +1311,22 @@ func (e *Engine) Enqueue(ctx context.Context, contestID string, entries []rankd.
 		close(req.done)
 		return &Pending{req}, nil
 	}
-	c, err := e.contestFor(ctx, contestID, entries)
-	if err != nil {
-		return nil, err
+	// Once more when the contest held was deleted meanwhile (forgotten: deleted on another server, perhaps
+	// created again there): the events are for the contest as the log has it now.
+	for again := true; ; again = false {
+		c, err := e.contestFor(ctx, contestID, entries)
+		if err != nil {
+			return nil, err
+		}
+		err = e.enqueue(ctx, c, req)
+		switch {
+		case isDeleted(err) && again:
+			continue
+		case err != nil:
+			return nil, err
+		}
+		return &Pending{req}, nil
 	}
-	if err := e.enqueue(ctx, c, req); err != nil {
-		return nil, err
-	}
-	return &Pending{req}, nil
 }
 
 // Wait returns the results of the batch once it is committed (see Submit).
@@ -1461,16 +1469,20 @@ func (e *Engine) failedOne(id string) bool {
 
 // SyncContest is Sync for one contest; a contest without a log is left alone.
 func (e *Engine) SyncContest(ctx context.Context, id string) error {
-	c, err := e.adopt(ctx, id)
-	if c == nil || err != nil {
+	for again := true; ; again = false {
+		c, err := e.adopt(ctx, id)
+		if c == nil || err != nil {
+			return err
+		}
+		req := &request{sync: true, done: make(chan struct{})}
+		if err = e.enqueue(ctx, c, req); err == nil {
+			_, err = (&Pending{req}).Wait(ctx)
+		}
+		if isDeleted(err) && again {
+			continue // forgotten meanwhile: the log's contest now, if any, is adopted anew
+		}
 		return err
 	}
-	req := &request{sync: true, done: make(chan struct{})}
-	if err := e.enqueue(ctx, c, req); err != nil {
-		return err
-	}
-	_, err = (&Pending{req}).Wait(ctx)
-	return err
 }
 
 // adopt returns the live contest id, restoring it from the store when the engine does not hold it yet; nil
