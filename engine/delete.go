@@ -65,31 +65,31 @@ func (e *Engine) deleteStored(ctx context.Context, id string) error {
 	return e.store.(rankd.ContestDeleter).DeleteContest(ctx, id)
 }
 
+// deleteProjection removes what the projection, when there is one, holds of contest id.
+func (e *Engine) deleteProjection(ctx context.Context, id string) error {
+	if p, ok := e.Projection.(ProjectionDeleter); ok {
+		return p.DeleteContest(ctx, id)
+	}
+	return nil
+}
+
 // deleteProjectionFirst removes what the projection holds of a contest about to be deleted: a projection
 // that cannot be reached now refuses the deletion (EUNAVAILABLE), to be asked again.
 func (e *Engine) deleteProjectionFirst(ctx context.Context, id string) error {
-	p, ok := e.Projection.(ProjectionDeleter)
-	if !ok {
-		return nil
-	}
-	if err := p.DeleteContest(ctx, id); err != nil {
+	if err := e.deleteProjection(ctx, id); err != nil {
 		e.Logger.Warn("deleting a contest's projection failed: the contest is not deleted", slog.String("contest", id), slog.String("error", err.Error()))
 		return rankd.Errorf(rankd.EUNAVAILABLE, "contest %q is not deleted: the shared cache (Redis) could not be reached to delete its boards there; retry once it is back", id)
 	}
 	return nil
 }
 
-// deleteProjection removes again what the projection holds of a deleted contest, once its projector
+// deleteProjectionAgain removes again what the projection holds of a deleted contest, once its projector
 // stopped: an update it was sending during the deletion. A projection that cannot be reached keeps those
 // keys: logged, not failed.
-func (e *Engine) deleteProjection(id string) {
-	p, ok := e.Projection.(ProjectionDeleter)
-	if !ok {
-		return
-	}
+func (e *Engine) deleteProjectionAgain(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.commitTimeout())
 	defer cancel()
-	if err := p.DeleteContest(ctx, id); err != nil {
+	if err := e.deleteProjection(ctx, id); err != nil {
 		e.Logger.Warn("deleting a contest's projection failed", slog.String("contest", id), slog.String("error", err.Error()))
 	}
 }

@@ -435,9 +435,6 @@ func (e *Engine) loadWatched(ctx context.Context, id string, progress func()) (*
 	return c, nil
 }
 
-// errReached stops logReaches' read of the log.
-var errReached = errors.New("reached")
-
 // logReaches checks that a contest's log holds the entry a checkpoint was taken at, stored before the
 // checkpoint was: a checkpoint further on than the log, or saved before its entry was stored, is of another
 // log of the contest's id (one deleted, its checkpoint saved by a server that had not heard yet), not a
@@ -446,22 +443,18 @@ func (e *Engine) logReaches(ctx context.Context, id string, cp rankd.Checkpoint)
 	if cp.Pos == 0 {
 		return nil
 	}
-	err := e.store.Replay(ctx, id, cp.Pos-1, func(le *rankd.LogEntry) error {
-		switch {
-		case le.Pos != cp.Pos:
-			return fmt.Errorf("the checkpoint is at log position %d, and the log goes on at %d", cp.Pos, le.Pos)
-		case le.Stored.After(cp.Saved):
-			return fmt.Errorf("the checkpoint at log position %d was saved before that entry was stored", cp.Pos)
-		}
-		return errReached
-	})
+	le, ok, err := e.entryAt(ctx, id, cp.Pos)
 	switch {
-	case errors.Is(err, errReached):
-		return nil
-	case err == nil:
+	case err != nil:
+		return err
+	case !ok:
 		return fmt.Errorf("the checkpoint is at log position %d, beyond the log's end", cp.Pos)
+	case le.Pos != cp.Pos:
+		return fmt.Errorf("the checkpoint is at log position %d, and the log goes on at %d", cp.Pos, le.Pos)
+	case le.Stored.After(cp.Saved):
+		return fmt.Errorf("the checkpoint at log position %d was saved before that entry was stored", cp.Pos)
 	}
-	return err
+	return nil
 }
 
 // replay applies the log of c after c.pos to c.board, reporting no change (a board being built), and calls
@@ -574,7 +567,7 @@ func (e *Engine) start(c *contest) {
 			defer e.wg.Done()
 			e.projectLoop(c)
 			if c.deleted && !c.deletedElsewhere {
-				e.deleteProjection(c.id)
+				e.deleteProjectionAgain(c.id)
 			}
 		}()
 	}

@@ -165,13 +165,24 @@ func (e *Engine) checkProjection(ctx context.Context, c *contest, start bool) {
 // errFound stops a look at the log once it found what it looked for.
 var errFound = errors.New("found")
 
+// entryAt returns the first entry of contest id's log from position pos on (the one at pos, in a log
+// without gaps), and whether there is one; its Data is left out.
+func (e *Engine) entryAt(ctx context.Context, id string, pos int64) (rankd.LogEntry, bool, error) {
+	var found rankd.LogEntry
+	err := e.store.Replay(ctx, id, pos-1, func(le *rankd.LogEntry) error {
+		found = rankd.LogEntry{Pos: le.Pos, Stored: le.Stored}
+		return errFound
+	})
+	if errors.Is(err, errFound) {
+		return found, true, nil
+	}
+	return rankd.LogEntry{}, false, err
+}
+
 // logHas reports whether contest id's log has an entry at pos.
 func (e *Engine) logHas(ctx context.Context, id string, pos int64) (bool, error) {
-	err := e.store.Replay(ctx, id, pos-1, func(*rankd.LogEntry) error { return errFound })
-	if errors.Is(err, errFound) {
-		return true, nil
-	}
-	return false, err
+	_, ok, err := e.entryAt(ctx, id, pos)
+	return ok, err
 }
 
 // project sends what is marked: an update, or the whole board when the projection needs it.

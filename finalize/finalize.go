@@ -484,8 +484,8 @@ func latestOf(jobs []*rivertype.JobRow) *rivertype.JobRow {
 
 // Forget removes the finalization jobs of a deleted contest: a contest created again with its id is then
 // finalized as a new one (a job filed for the same end, or log position, would be taken for one done
-// already) and its status starts idle. A job building is cancelled instead; its result, should it come, is
-// refused once the builder no longer knows the contest.
+// already) and its status starts idle. A job building is cancelled instead: one that has read the board
+// before the deletion may still store its standings (nothing ties final standings to a log).
 func (s *Service) Forget(ctx context.Context, contestID string) error {
 	for {
 		jobs, err := s.jobsOf(ctx, contestID)

@@ -33,9 +33,14 @@ func (s *Server) ContestDeleted(cid string) {
 	s.push.forget(cid)
 	s.pages.forget(cid + "|")
 	s.pasts.forget(cid)
-	s.finals.mu.Lock()
-	delete(s.finals.entries, cid)
-	s.finals.mu.Unlock()
+	s.finals.forget(cid)
+}
+
+// forget drops a contest's final standings from memory.
+func (c *finalCache) forget(cid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, cid)
 }
 
 // forget ends the streams of a contest and drops its channels and snapshots.
