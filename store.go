@@ -235,6 +235,10 @@ type FinalStandings struct {
 	Version int64
 	// Pos is the log position the standings were built from: the log's end then.
 	Pos int64
+	// Stored is when the log's entry at Pos was stored (its LogEntry.Stored): with Pos it names the log the
+	// standings were built from, of the contests the id has had. SaveFinal checks it; ActiveFinal leaves it
+	// zero.
+	Stored time.Time
 	// Built is when the version was stored, by the store's clock; SaveFinal assigns it.
 	Built time.Time
 	// Jury and Public are the rows of each view in board order, with their ranks (after a thaw the two
@@ -245,12 +249,20 @@ type FinalStandings struct {
 	Awards, JuryAwards []Award
 }
 
+// FinalOfAnotherLog is SaveFinal's error for standings of another log than the contest's.
+func FinalOfAnotherLog(f FinalStandings) error {
+	return &Error{Code: ENOTFOUND, Err: ErrContestDeleted, Message: fmt.Sprintf(
+		"contest %q was deleted since its final standings were built at log position %d", f.ContestID, f.Pos)}
+}
+
 // FinalStore keeps the final standings of contests: every version built, and which one is active.
 type FinalStore interface {
 	// SaveFinal stores f as a new version of its contest's final standings and makes it the active one, in
 	// one transaction, unless the active version was built from the same or a later log position: then
 	// nothing is stored and that version is returned. So a finalization that runs twice, or on two servers
-	// at once, gives one result. It returns the active version's number.
+	// at once, gives one result. It returns the active version's number. Standings of another log than the
+	// contest's (its log has no entry at f.Pos stored at f.Stored: the contest was deleted, perhaps created
+	// again, since they were built) are not stored: ENOTFOUND.
 	SaveFinal(ctx context.Context, f FinalStandings) (version int64, err error)
 	// ActiveFinal returns a contest's active final standings; an error with code ENOTFOUND when it has none.
 	ActiveFinal(ctx context.Context, contestID string) (FinalStandings, error)

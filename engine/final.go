@@ -85,6 +85,9 @@ func (e *Engine) Final(ctx context.Context, contestID string) (rankd.FinalStandi
 		return rankd.FinalStandings{}, err
 	}
 	f := rankd.FinalStandings{ContestID: contestID}
+	e.mu.RLock()
+	held := e.contests[contestID]
+	e.mu.RUnlock()
 	err := e.Read(contestID, func(b *board.Board, pos int64) error {
 		jury, err := b.Standings(rankd.JuryView, 0, -1)
 		if err != nil {
@@ -98,5 +101,22 @@ func (e *Engine) Final(ctx context.Context, contestID string) (rankd.FinalStandi
 		f.Awards, f.JuryAwards = b.Awards(rankd.PublicView), b.Awards(rankd.JuryView)
 		return nil
 	})
-	return f, err
+	if err != nil {
+		return rankd.FinalStandings{}, err
+	}
+	// The log's entry at the board's position names the log (see FinalStandings.Stored); the board is still
+	// this server's contest when the entry is read, so that the entry is of the log the board was built from,
+	// not of a contest created again under the id.
+	le, ok, err := e.entryAt(ctx, contestID, f.Pos)
+	if err != nil {
+		return rankd.FinalStandings{}, err
+	}
+	e.mu.RLock()
+	same := held != nil && e.contests[contestID] == held
+	e.mu.RUnlock()
+	if !ok || !same {
+		return rankd.FinalStandings{}, rankd.FinalOfAnotherLog(f)
+	}
+	f.Stored = le.Stored
+	return f, nil
 }

@@ -45,7 +45,8 @@ type Builder interface {
 	// End returns when a contest ends; an error with code ENOTFOUND for an unknown contest, EUNAVAILABLE
 	// for one that cannot be read now (a scheduled finalization is then tried again).
 	End(contestID string) (time.Time, error)
-	// Final returns a contest's final standings: its boards at the log's end, with the position.
+	// Final returns a contest's final standings: its boards at the log's end, with the position and the
+	// time that entry was stored (which SaveFinal checks).
 	Final(ctx context.Context, contestID string) (rankd.FinalStandings, error)
 }
 
@@ -567,6 +568,9 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 		return err
 	}
 	version, err := w.cfg.Store.SaveFinal(ctx, f)
+	if rankd.ErrorCode(err) == rankd.ENOTFOUND {
+		return river.JobCancel(err) // deleted since the standings were built
+	}
 	if err != nil {
 		return err
 	}

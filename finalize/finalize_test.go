@@ -587,3 +587,39 @@ func TestForgetDeletedContest(t *testing.T) {
 	}
 	MustMatchBoard(t, st, e)
 }
+
+// A contest deleted, and created again, while its finalization builds: the standings built from the deleted
+// log are not stored, not even for the new contest at the same position, and the job ends without retries.
+func TestDeletedWhileBuilding(t *testing.T) {
+	ctx := context.Background()
+	st, e, dir := MustContestStore(t)
+	b := &early{Builder: e, building: make(chan struct{}), release: make(chan struct{})}
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, b))
+	if _, err := s.Run(ctx, "c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	<-b.building
+	if err := e.Delete(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Submit(ctx, "c", contestEntries(t)); err != nil {
+		t.Fatal(err)
+	}
+	close(b.release)
+	var got finalize.Status
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var err error
+		if got, err = s.Status(ctx, "c"); err != nil {
+			t.Fatal(err)
+		}
+		if got.State != finalize.Building && got.State != finalize.Queued {
+			break
+		}
+	}
+	if got.State != finalize.Idle || got.Version != 0 || got.Attempts != 1 {
+		t.Errorf("the finalization: got %+v, want idle (cancelled after one attempt), no version", got)
+	}
+	if f, err := st.ActiveFinal(ctx, "c"); rankd.ErrorCode(err) != rankd.ENOTFOUND {
+		t.Errorf("final standings of the contest created again: got version %d at %d (%v), want none", f.Version, f.Pos, err)
+	}
+}

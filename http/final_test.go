@@ -27,6 +27,7 @@ import (
 	"rankd/redis"
 	"rankd/redis/redistest"
 	"rankd/sqlite"
+	"rankd/storetest"
 )
 
 // finalContest is an ended contest of gen's ("c") in an engine over a store in a temporary directory: what
@@ -92,7 +93,7 @@ func (fc *finalContest) mustFinalize(tb testing.TB, pos int64) rankd.FinalStandi
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f.Pos = pos
+	f.Pos, f.Stored = pos, storetest.MustEntryAt(tb, fc.db, "c", pos).Stored
 	if _, err := fc.db.SaveFinal(ctx, f); err != nil {
 		tb.Fatal(err)
 	}

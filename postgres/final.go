@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -39,6 +40,15 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	}
 	defer rollback(ctx, tx)
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, finalLock, f.ContestID); err != nil {
+		return 0, fail(ctx, "save final standings", err)
+	}
+	var stored time.Time
+	err = tx.QueryRow(ctx, `SELECT stored_at FROM events
+		WHERE contest = (SELECT key FROM contests WHERE id = $1) AND pos = $2`, f.ContestID, f.Pos).Scan(&stored)
+	switch {
+	case errNoRows(err) || err == nil && !stored.Equal(f.Stored):
+		return 0, rankd.FinalOfAnotherLog(f)
+	case err != nil:
 		return 0, fail(ctx, "save final standings", err)
 	}
 	var active, activePos int64

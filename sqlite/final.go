@@ -34,6 +34,16 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 		return 0, fail(ctx, "save final standings", err)
 	}
 	defer rollback(tx)
+	var stored int64
+	err = tx.QueryRowContext(ctx, `SELECT stored_at FROM segments
+		WHERE contest = (SELECT key FROM contests WHERE id = ?) AND first_pos <= ? AND first_pos + count > ?`,
+		f.ContestID, f.Pos, f.Pos).Scan(&stored)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || err == nil && !fromUnixNano(stored).Equal(f.Stored):
+		return 0, rankd.FinalOfAnotherLog(f)
+	case err != nil:
+		return 0, fail(ctx, "save final standings", err)
+	}
 	var active, activePos int64
 	err = tx.QueryRowContext(ctx, `SELECT a.version, v.pos FROM final_active AS a
 		JOIN final_versions AS v ON v.contest_id = a.contest_id AND v.version = a.version

@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Canceled", testCanceled},
 		{"Final", testFinal},
 		{"FinalConcurrent", testFinalConcurrent},
+		{"FinalOfAnotherLog", testFinalOfAnotherLog},
 		{"DeleteContest", testDeleteContest},
 		{"DeleteContestConcurrent", testDeleteContestConcurrent},
 	}
