@@ -236,34 +236,36 @@ type ccsTeamJSON struct {
 	Hidden         bool     `json:"hidden,omitempty"`
 }
 
+// ccsTeamObjects returns the CCS objects of the teams view v lists; given only, of the team with that id
+// alone.
+func ccsTeamObjects(b *board.Board, v rankd.View, only string) []ccsTeamJSON {
+	out := []ccsTeamJSON{}
+	for _, t := range listedTeams(b, v, only) {
+		label := t.Label
+		if label == "" {
+			label = t.ID
+		}
+		groups := t.GroupIDs
+		if groups == nil {
+			groups = []string{}
+		}
+		out = append(out, ccsTeamJSON{ID: t.ID, Label: label, Name: t.Name, DisplayName: t.DisplayName,
+			OrganizationID: t.OrganizationID, GroupIDs: groups, Hidden: t.Hidden})
+	}
+	return out
+}
+
+// ccsTeams lists the teams, rendered once per version of the view: a collection of 10,000 teams is a
+// megabyte of JSON, which a CDS or resolver may ask for again and again.
 func (s *Server) ccsTeams(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
 	v, err := s.viewFor(r, cid)
 	if err != nil {
 		return err
 	}
-	var out []ccsTeamJSON
-	if err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
-		for _, t := range listedTeams(b, v) {
-			label := t.Label
-			if label == "" {
-				label = t.ID
-			}
-			groups := t.GroupIDs
-			if groups == nil {
-				groups = []string{}
-			}
-			out = append(out, ccsTeamJSON{ID: t.ID, Label: label, Name: t.Name, DisplayName: t.DisplayName,
-				OrganizationID: t.OrganizationID, GroupIDs: groups, Hidden: t.Hidden})
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	if out == nil {
-		out = []ccsTeamJSON{}
-	}
-	return writeJSON(w, http.StatusOK, out)
+	return s.cachedRead(w, r, cid, v, "ccs-teams", func(b *board.Board) (any, error) {
+		return ccsTeamObjects(b, v, ""), nil
+	})
 }
 
 type ccsProblemJSON struct {
@@ -360,28 +362,58 @@ type ccsOrganizationJSON struct {
 	Country    string `json:"country,omitempty"`
 }
 
+// ccsOrganizationObjects returns the CCS objects of the organizations of the teams view v lists: one that
+// only hidden teams belong to is not the public's to know of. Given only, of the organization with that id
+// alone.
+func ccsOrganizationObjects(b *board.Board, v rankd.View, only string) []ccsOrganizationJSON {
+	out := []ccsOrganizationJSON{}
+	seen := map[string]bool{}
+	for _, t := range listedTeams(b, v, "") {
+		if t.OrganizationID == "" || seen[t.OrganizationID] || only != "" && t.OrganizationID != only {
+			continue
+		}
+		seen[t.OrganizationID] = true
+		if o, ok := b.Organization(t.OrganizationID); ok {
+			out = append(out, ccsOrganizationJSON{ID: o.ID, Name: o.Name, FormalName: o.FormalName, Country: o.Country})
+		}
+	}
+	return out
+}
+
+// ccsOrganizations lists the organizations, rendered once per version of the view (an organization's
+// change changes its teams' rows, and with them the view's version).
 func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
 	v, err := s.viewFor(r, cid) // as the teams': a display mirroring the public board asks for view=public
 	if err != nil {
 		return err
 	}
-	return s.writeRead(w, cid, v, func(b *board.Board) any {
-		// The organizations of the teams the view lists: one that only hidden teams belong to is not the
-		// public's to know of.
-		out := []ccsOrganizationJSON{}
-		seen := map[string]bool{}
-		for _, t := range listedTeams(b, v) {
-			if t.OrganizationID == "" || seen[t.OrganizationID] {
-				continue
-			}
-			seen[t.OrganizationID] = true
-			if o, ok := b.Organization(t.OrganizationID); ok {
-				out = append(out, ccsOrganizationJSON{ID: o.ID, Name: o.Name, FormalName: o.FormalName, Country: o.Country})
-			}
-		}
-		return out
+	return s.cachedRead(w, r, cid, v, "ccs-organizations", func(b *board.Board) (any, error) {
+		return ccsOrganizationObjects(b, v, ""), nil
 	})
+}
+
+// ccsObject serves one object of a big CCS collection (teams, organizations), which objects finds without
+// rendering the others: 404 when the view does not list it.
+func ccsObject[T any](s *Server, w http.ResponseWriter, r *http.Request, what string,
+	objects func(b *board.Board, v rankd.View, only string) []T) error {
+	cid, oid := r.PathValue("cid"), r.PathValue("oid")
+	v, err := s.viewFor(r, cid)
+	if err != nil {
+		return err
+	}
+	var found []T
+	if err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
+		found = objects(b, v, oid)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(found) == 0 {
+		return rankd.Errorf(rankd.ENOTFOUND, "contest %s has no %s %q", cid, what, oid)
+	}
+	w.Header()["Cache-Control"] = cacheControl(v)
+	return writeJSON(w, http.StatusOK, found[0])
 }
 
 // ccsOne serves one object of a CCS collection: the element of list's answer (as the request's view and

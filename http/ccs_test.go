@@ -213,3 +213,40 @@ func TestCCSJudgementTypes(t *testing.T) {
 		t.Errorf("an unknown contest: got %d, want 404", r.Status)
 	}
 }
+
+// The teams and organizations collections are rendered once per version of the view and named by an ETag:
+// a client that has the version gets 304, and a change of a team or of an organization is a new version.
+func TestCCSTeamsAndOrganizationsVersions(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/organizations", adminToken, `{"id":"o1","name":"Old U"}`, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken,
+		`{"id":"t1","name":"Alpha","organization_id":"o1","group_ids":["g1"]}`, nil)
+	for _, c := range []struct {
+		path, change, want string
+	}{
+		{"/api/contests/c1/teams", `{"id":"t1","name":"Beta","organization_id":"o1","group_ids":["g1"]}`, `"name":"Beta"`},
+		{"/api/contests/c1/organizations", `{"id":"o1","name":"New U"}`, `"name":"New U"`},
+	} {
+		first := e.Do(t, "GET", c.path, "", nil)
+		etag := first.Header.Get("ETag")
+		if first.Status != http.StatusOK || etag == "" {
+			t.Fatalf("GET %s: got status %d, ETag %q; want 200 with an ETag", c.path, first.Status, etag)
+		}
+		if got := e.getWith(t, c.path, "", etag); got.Status != http.StatusNotModified {
+			t.Errorf("GET %s again with its ETag: got status %d, want 304", c.path, got.Status)
+		}
+		kind := strings.TrimPrefix(c.path, "/api/contests/c1/")
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/"+kind, adminToken, c.change, nil)
+		got := e.getWith(t, c.path, "", etag)
+		if got.Status != http.StatusOK || !strings.Contains(string(got.Body), c.want) {
+			t.Errorf("GET %s after a change, with the old ETag: got status %d, %s; want 200 with %s", c.path, got.Status, got.Body, c.want)
+		}
+		// One object is read alone, as the collection has it.
+		var one map[string]any
+		e.MustDo(t, http.StatusOK, "GET", c.path+"/"+map[string]string{"teams": "t1", "organizations": "o1"}[kind], "", nil, &one)
+		if name := one["name"]; !strings.Contains(c.want, name.(string)) {
+			t.Errorf("GET %s/<id> after the change: got name %v, want %s", c.path, name, c.want)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func (s *Server) describe(b *board.Board, detail contestDetail, jury bool) conte
 	c := b.Contest()
 	teams := len(b.Teams())
 	if !jury {
-		teams = len(listedTeams(b, rankd.PublicView))
+		teams = len(listedTeams(b, rankd.PublicView, ""))
 	}
 	cj := contestJSON{
 		ID: c.ID, Name: c.Name, FormalName: c.FormalName, Rules: c.Rules.String(),
@@ -760,14 +760,20 @@ type teamJSON struct {
 }
 
 // listedTeams returns the teams view v may list: the public not hidden ones, nor those of hidden groups,
-// nor banned ones.
-func listedTeams(b *board.Board, v rankd.View) []teamJSON {
+// nor banned ones. Given only, it considers the team with that id alone.
+func listedTeams(b *board.Board, v rankd.View, only string) []teamJSON {
 	hiddenGroup := map[string]bool{}
 	for _, g := range b.Groups() {
 		hiddenGroup[g.ID] = g.Hidden
 	}
+	var teams []rankd.Team
+	if only == "" {
+		teams = b.Teams()
+	} else if t, _, ok := b.Team(only); ok {
+		teams = []rankd.Team{t}
+	}
 	out := []teamJSON{}
-	for _, t := range b.Teams() {
+	for _, t := range teams {
 		_, banned, _ := b.Team(t.ID)
 		if v.Kind != rankd.ViewJury {
 			off := t.Hidden || banned
@@ -791,7 +797,7 @@ func (s *Server) getTeams(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return s.cachedRead(w, r, cid, v, "teams", func(b *board.Board) (any, error) {
-		return listedTeams(b, v), nil
+		return listedTeams(b, v, ""), nil
 	})
 }
 

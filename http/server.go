@@ -215,10 +215,14 @@ func (s *Server) routes() {
 	s.handle("GET /api/contests/{cid}/judgement-types", s.ccsJudgementTypes)
 	s.handle("GET /api/contests/{cid}/event-feed", s.ccsEventFeed)
 	s.handle("GET /api/contests/{cid}/awards/{oid}", s.ccsOne(s.ccsAwards, "award"))
-	s.handle("GET /api/contests/{cid}/teams/{oid}", s.ccsOne(s.ccsTeams, "team"))
+	s.handle("GET /api/contests/{cid}/teams/{oid}", func(w http.ResponseWriter, r *http.Request) error {
+		return ccsObject(s, w, r, "team", ccsTeamObjects)
+	})
 	s.handle("GET /api/contests/{cid}/problems/{oid}", s.ccsOne(s.ccsProblems, "problem"))
 	s.handle("GET /api/contests/{cid}/groups/{oid}", s.ccsOne(s.ccsGroups, "group"))
-	s.handle("GET /api/contests/{cid}/organizations/{oid}", s.ccsOne(s.ccsOrganizations, "organization"))
+	s.handle("GET /api/contests/{cid}/organizations/{oid}", func(w http.ResponseWriter, r *http.Request) error {
+		return ccsObject(s, w, r, "organization", ccsOrganizationObjects)
+	})
 	s.handle("GET /api/contests/{cid}/judgement-types/{oid}", s.ccsOne(s.ccsJudgementTypes, "judgement type"))
 
 	s.webRoutes()
