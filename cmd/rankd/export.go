@@ -52,7 +52,7 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		return m.badFlag("export", fmt.Errorf("--view %s: exports are of the public or the jury view", *viewName))
 	}
 
-	b, err := m.load(ctx, fs.Arg(0), atTime{})
+	b, err := m.loadResults(ctx, fs.Arg(0), atTime{})
 	if err != nil {
 		return err
 	}

@@ -68,17 +68,25 @@ func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Bo
 			return nil, rankd.View{}, atTime{}, m.badFlag(f.fs.Name(), err)
 		}
 	}
-	b, err := m.load(ctx, f.feed, at)
+	b, err := m.loadResults(ctx, f.feed, at)
+	return b, view, at, err
+}
+
+// loadResults is load for the commands that report a feed's results: a contest finalized before its thaw
+// (the CCS allows it) has final results, and its public view here is the final board, as a thaw shows it.
+// Only a server's public board waits for the thaw itself.
+func (m *Main) loadResults(ctx context.Context, path string, at atTime) (*board.Board, error) {
+	b, err := m.load(ctx, path, at)
 	if err != nil {
-		return nil, view, at, err
+		return nil, err
 	}
-	// A contest finalized before its thaw (the CCS allows it): its results are final, and its public view here
-	// is the final board, as a thaw shows it. Only a server's public board waits for the thaw itself.
 	if st := b.State(); st.Finalized != nil && st.Thawed == nil {
 		st.Thawed = st.Finalized
-		_, err = b.Apply(&rankd.Event{Type: rankd.EventState, State: &st})
+		if _, err := b.Apply(&rankd.Event{Type: rankd.EventState, State: &st}); err != nil {
+			return nil, err
+		}
 	}
-	return b, view, at, err
+	return b, nil
 }
 
 func (m *Main) standings(ctx context.Context, args []string) error {

@@ -12,7 +12,8 @@ export function autoScroll(scroller) {
   let last = performance.now();
   let offset = scroller.scrollTop; // fractional: scrollTop keeps whole pixels only
   const onKey = (e) => {
-    if (e.key === " " && !(e.target instanceof HTMLInputElement)) {
+    // A Space the board took already (a reveal step on the jury's big screen) is not a pause too.
+    if (e.key === " " && !e.defaultPrevented && !(e.target instanceof HTMLInputElement)) {
       e.preventDefault();
       paused = !paused;
     }
