@@ -116,7 +116,8 @@ func Decided(ctx context.Context) {
 // WithLogKey returns a copy of ctx that has a shared log's Append check which log of the contest it appends
 // to, and say so: *key is the key of the log the caller's board was built from (0: none yet); an append to
 // another log of the contest's id (the contest deleted, and created again, since the board read it) fails
-// with ErrContestDeleted; one that succeeds sets *key to its log's key.
+// with ErrContestDeleted; one that succeeds sets *key to its log's key. Its Replay checks the entries it
+// reads the same way, and sets *key once it reads one.
 func WithLogKey(ctx context.Context, key *int64) context.Context {
 	return context.WithValue(ctx, logKeyKey{}, key)
 }

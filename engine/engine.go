@@ -41,7 +41,7 @@ type SharedLog interface {
 
 // LogKeyer is a shared log that names each contest's log: a contest deleted and created again on another
 // server has a new key, which tells a board of the old log from one of the new. LogKey returns 0 for a
-// contest without a log. Its Append checks the key rankd.WithLogKey gives it.
+// contest without a log. Its Append and Replay check the key rankd.WithLogKey gives them.
 type LogKeyer interface {
 	LogKey(ctx context.Context, contestID string) (int64, error)
 }
@@ -869,18 +869,14 @@ const followChunk = 4 << 20
 // holds what the log does, only behind. The committer alone calls it. A failure to read the log leaves the
 // board as it is, behind, and is returned; an entry the board refuses has it rebuilt from the log.
 func (e *Engine) follow(ctx context.Context, c *contest) error {
-	if k, ok := e.store.(LogKeyer); ok {
-		key, err := k.LogKey(ctx, c.id)
-		switch {
-		case err != nil:
-			return err
-		case c.logKey != 0 && key != c.logKey:
-			c.deletedElsewhere = true // another log of the id, or none: the committer forgets this one
-			return nil
-		case key == 0:
-			return nil // nothing stored yet
-		}
-		defer func() { // read before the entries the board takes; under the lock, for the projector
+	keyer, named := e.store.(LogKeyer)
+	// A log that names its logs checks that the entries it reads are of the board's (and names the log for
+	// a board that has none yet): another log of the id, or none, means the contest was deleted on another
+	// server, and the committer forgets this board.
+	key := c.logKey
+	if named {
+		ctx = rankd.WithLogKey(ctx, &key)
+		defer func() { // under the lock, for the projector
 			c.mu.Lock()
 			c.logKey = key
 			c.mu.Unlock()
@@ -902,11 +898,24 @@ func (e *Engine) follow(ctx context.Context, c *contest) error {
 			return nil
 		})
 		more := errors.Is(err, errEnough)
+		if isDeleted(err) {
+			c.deletedElsewhere = true
+			return nil
+		}
 		if err != nil && !more {
 			e.Logger.Warn("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
 			return err
 		}
 		if n == 0 {
+			// Nothing after the board's position: nothing new, or another log of the id, shorter.
+			if named && c.logKey != 0 {
+				switch now, err := keyer.LogKey(ctx, c.id); {
+				case err != nil:
+					return err
+				case now != c.logKey:
+					c.deletedElsewhere = true
+				}
+			}
 			return nil
 		}
 		c.mu.Lock()

@@ -56,6 +56,41 @@ func TestAppendAfterDeleted(t *testing.T) {
 	}
 }
 
+// TestReplayChecksLogKey: a Replay given a log key reads entries of that log only; one given 0 learns the key
+// of the log it reads; one that reads no entry leaves the key as it is.
+func TestReplayChecksLogKey(t *testing.T) {
+	u := pgtest.MustSchema(t)
+	db := MustOpen(t, u)
+	ctx := context.Background()
+	replay := func(key *int64, after int64) (int, error) {
+		n := 0
+		err := db.Replay(rankd.WithLogKey(ctx, key), "c1", after, func(*rankd.LogEntry) error { n++; return nil })
+		return n, err
+	}
+	storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventTeam, "t1", "t1"), storetest.Entry(rankd.EventTeam, "t2", "t2"))
+	var old int64
+	if n, err := replay(&old, 0); n != 2 || err != nil || old == 0 {
+		t.Fatalf("a first read: got %d entries, key %d, %v; want 2 entries and the log's key", n, old, err)
+	}
+	if err := db.DeleteContest(ctx, "c1"); err != nil {
+		t.Fatal(err)
+	}
+	storetest.MustAppend(t, db, "c1", storetest.Entry(rankd.EventTeam, "t3", "t3"))
+	key := old
+	n, err := replay(&key, 0)
+	if rankd.ErrorCode(err) != rankd.ENOTFOUND || !errors.Is(err, rankd.ErrContestDeleted) || n != 0 || key != old {
+		t.Errorf("the old log's key, reading the new log: got %d entries, key %d, %v; want none, the key kept, %s (contest deleted)",
+			n, key, err, rankd.ENOTFOUND)
+	}
+	if n, err := replay(&key, 1); n != 0 || err != nil || key != old {
+		t.Errorf("nothing to read: got %d entries, key %d, %v; want none and the key kept", n, key, err)
+	}
+	var fresh int64
+	if n, err := replay(&fresh, 0); n != 1 || err != nil || fresh == 0 || fresh == old {
+		t.Errorf("the new log: got %d entries, key %d (old %d), %v; want 1 entry and a new key", n, fresh, old, err)
+	}
+}
+
 // TestDeleteContestLeavesNothing: no table keeps a row of a deleted contest.
 func TestDeleteContestLeavesNothing(t *testing.T) {
 	ctx := context.Background()

@@ -278,7 +278,7 @@ func (a *appendCall) lookup() error {
 	a.tail = a.tail[:0]
 	if a.after >= 0 {
 		b.Queue(replayQuery, a.contestID, a.after).Query(func(rows pgx.Rows) error {
-			return scanEntries(rows, func(e *rankd.LogEntry) error {
+			return scanEntries(rows, nil, func(e *rankd.LogEntry) error {
 				a.tail = append(a.tail, *e)
 				return nil
 			})
@@ -525,7 +525,11 @@ func (r *eventRows) Err() error { return nil }
 
 // Replay calls fn with the entries of a contest after position after, in order; see rankd.EventLog. The
 // entries are streamed from one query, a consistent snapshot: entries appended meanwhile are not seen. An
-// unknown contest has no entries. fn may keep the entries it gets.
+// unknown contest has no entries. fn may keep the entries it gets. When ctx carries a log key
+// (rankd.WithLogKey), the entries read are checked to be of that log, as Append's are: entries of another
+// log of the contest's id fail the call with ErrContestDeleted before fn sees them, and entries read set the
+// key when it is 0 (a call that reads none leaves it as it is: the contest may have no log, or another one
+// not as long).
 func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func(*rankd.LogEntry) error) error {
 	after = max(after, 0)
 	if after == math.MaxInt64 || !rankd.ValidText(contestID) {
@@ -535,7 +539,18 @@ func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func
 	if err != nil {
 		return fail(ctx, "replay", err)
 	}
-	if err := scanEntries(rows, fn); err != nil {
+	var check func(key int64) error
+	if want := rankd.LogKeyOf(ctx); want != nil {
+		check = func(key int64) error {
+			if *want != 0 && key != *want {
+				return &rankd.Error{Code: rankd.ENOTFOUND, Err: rankd.ErrContestDeleted,
+					Message: fmt.Sprintf("contest %q was deleted", contestID)}
+			}
+			*want = key
+			return nil
+		}
+	}
+	if err := scanEntries(rows, check, fn); err != nil {
 		if ce, ours := err.(callerError); ours {
 			return ce.err
 		}
@@ -544,8 +559,8 @@ func (db *DB) Replay(ctx context.Context, contestID string, after int64, fn func
 	return nil
 }
 
-// replayQuery reads a contest's entries after a position, in order.
-const replayQuery = `SELECT pos, COALESCE(token, ''), hash, data, stored_at FROM events
+// replayQuery reads a contest's entries after a position, in order, each with its log's key.
+const replayQuery = `SELECT contest, pos, COALESCE(token, ''), hash, data, stored_at FROM events
 	WHERE contest = (SELECT key FROM contests WHERE id = $1) AND pos > $2
 	ORDER BY pos`
 
@@ -554,15 +569,23 @@ type callerError struct{ err error }
 
 func (e callerError) Error() string { return e.err.Error() }
 
-// scanEntries calls fn with each entry of rows (of replayQuery), and closes rows.
-func scanEntries(rows pgx.Rows, fn func(*rankd.LogEntry) error) error {
+// scanEntries calls fn with each entry of rows (of replayQuery), and closes rows. check, when not nil, is
+// given the log's key before the first entry; its error ends the scan and is returned as it is.
+func scanEntries(rows pgx.Rows, check func(key int64) error, fn func(*rankd.LogEntry) error) error {
 	defer rows.Close()
 	var e rankd.LogEntry
+	var key int64
 	var hash []byte
 	for rows.Next() {
 		e = rankd.LogEntry{}
-		if err := rows.Scan(&e.Pos, &e.Token, &hash, &e.Data, &e.Stored); err != nil {
+		if err := rows.Scan(&key, &e.Pos, &e.Token, &hash, &e.Data, &e.Stored); err != nil {
 			return err
+		}
+		if check != nil {
+			if err := check(key); err != nil {
+				return callerError{err}
+			}
+			check = nil
 		}
 		e.Hash = string(hash)
 		e.Stored = e.Stored.UTC()
