@@ -302,10 +302,14 @@ type contest struct {
 	// durable is held by a commit from its first apply until its entries are durable, and by readers
 	// that must not see entries before they are (all but those of the public view: see ReadPublic), before
 	// mu. A commit holds mu too, all along unless the public view did not change (see commit).
-	durable   sync.RWMutex
-	mu        sync.RWMutex
-	board     *board.Board
-	pos       int64        // the log position the board has applied
+	durable sync.RWMutex
+	mu      sync.RWMutex
+	board   *board.Board
+	pos     int64 // the log position the board has applied
+	// moved is when the board last moved (applied an entry, or was restored), on a steady clock (see
+	// Still); movedPos is c.pos then, under mu.
+	moved     atomic.Int64
+	movedPos  int64
 	lastCheck atomic.Int64 // the position of the latest checkpoint
 	// checkpointing says that a checkpoint is being taken behind the committer (checkpointBehind).
 	checkpointing atomic.Bool
@@ -345,12 +349,34 @@ type Public struct {
 	RevealDone bool
 }
 
-// publish makes the board's public facts readable without the lock; it runs with the lock held.
+// publish makes the board's public facts readable without the lock, and notes when the board moved; it runs
+// with the lock held.
 func (c *contest) publish() {
 	// Settled here, by the writer, once per batch: readers then find every row in place.
 	c.board.Settle()
 	c.public.Store(&Public{Seq: c.board.Seq(rankd.PublicView), Contest: c.board.Contest(), State: c.board.State(),
 		RevealDone: c.board.RevealDone()})
+	if c.pos != c.movedPos || c.moved.Load() == 0 {
+		c.movedPos = c.pos
+		c.moved.Store(int64(time.Since(epoch)))
+	}
+}
+
+// epoch starts the steady clock of contest.moved.
+var epoch = time.Now()
+
+// Still returns how long a contest's board has been as it is: since it last applied an entry (of this
+// server's commits, or of other servers' in the shared log) or was restored. A feed sent after its contest's
+// end (an import, a follow catching up) keeps it moving: what the server does at a contest's end waits for
+// it to be still (see cmd/rankd's scheduler, and package finalize).
+func (e *Engine) Still(contestID string) (time.Duration, error) {
+	e.mu.RLock()
+	c, ok := e.contests[contestID]
+	e.mu.RUnlock()
+	if !ok {
+		return 0, e.unknown(contestID)
+	}
+	return time.Since(epoch) - time.Duration(c.moved.Load()), nil
 }
 
 // Public returns what anyone may know of a contest's board now, without waiting for a commit in progress:

@@ -48,6 +48,8 @@ type Builder interface {
 	// Final returns a contest's final standings: its boards at the log's end, with the position and the
 	// time that entry was stored (which SaveFinal checks).
 	Final(ctx context.Context, contestID string) (rankd.FinalStandings, error)
+	// Still returns how long a contest's board has been as it is (see engine.Engine.Still).
+	Still(contestID string) (time.Duration, error)
 }
 
 // Cache is a copy of the final standings that readers share (package redis). The store stays the truth: a
@@ -103,7 +105,14 @@ type Config struct {
 	// StartTimeout bounds bringing the jobs' tables up to date as the service starts (default
 	// DefaultStartTimeout): a database that stopped answering fails the start rather than holding it for ever.
 	StartTimeout time.Duration
+	// Quiet is how long a contest's board must have been still before the finalization at its end builds
+	// (default DefaultQuiet): a feed imported after its contest's end, or followed as it catches up, is
+	// finalized once it has come whole, not from its first lines.
+	Quiet time.Duration
 }
+
+// DefaultQuiet is Config.Quiet's default.
+const DefaultQuiet = 5 * time.Second
 
 // DefaultStartTimeout is Config.StartTimeout's default; a migration waits for another server's within it.
 const DefaultStartTimeout = 20 * time.Second
@@ -203,6 +212,9 @@ func newService[T any](ctx context.Context, driver riverdriver.Driver[T], cfg Co
 	}
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = time.Second
+	}
+	if cfg.Quiet <= 0 {
+		cfg.Quiet = DefaultQuiet
 	}
 	// River tells its routine (each migration, each start) at the info level: an operator needs its warnings.
 	riverLog := slog.New(warnings{cfg.Logger.Handler()})
@@ -557,6 +569,10 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 		if now := time.Now(); now.Before(end) {
 			// Scheduled for an end that moved later: wait for the new one.
 			return river.JobSnooze(end.Sub(now))
+		}
+		if still, err := w.cfg.Builder.Still(id); err == nil && still < w.cfg.Quiet {
+			// Events are still coming: a feed sent after its end, or the last verdicts.
+			return river.JobSnooze(w.cfg.Quiet - still)
 		}
 	}
 	begin := time.Now()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"reflect"
@@ -109,7 +110,7 @@ func (f *flaky) Final(ctx context.Context, id string) (rankd.FinalStandings, err
 
 func quick(st rankd.FinalStore, b finalize.Builder) finalize.Config {
 	return finalize.Config{Store: st, Builder: b, MaxAttempts: 3, Backoff: func(int) time.Duration { return 100 * time.Millisecond },
-		RescueAfter: 2 * time.Second, PollEvery: 100 * time.Millisecond}
+		RescueAfter: 2 * time.Second, PollEvery: 100 * time.Millisecond, Quiet: 100 * time.Millisecond}
 }
 
 // MustLateRun submits an event after contest c's end (a team), then runs a finalization of c by hand.
@@ -213,6 +214,42 @@ func TestScheduleAndRunAgain(t *testing.T) {
 	if again := MustReach(t, s, finalize.Done); again.Version != 1 {
 		t.Errorf("finalized again: got version %d, want 1", again.Version)
 	}
+}
+
+// A contest whose feed is still coming after its end (imported afterwards) is finalized once the feed has
+// stopped, from the whole of it: its first lines finalized would be served as its final standings until a
+// rebuild.
+func TestScheduleWaitsForTheFeed(t *testing.T) {
+	ctx := context.Background()
+	st, e, dir := MustContestStore(t)
+	cfg := quick(st, e)
+	cfg.Quiet = 500 * time.Millisecond
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), cfg)
+	end, err := e.End("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Schedule(ctx, "c", end); err != nil {
+		t.Fatal(err)
+	}
+	// River makes a job scheduled in the past available within a few seconds: the feed comes for longer.
+	for i := range 40 {
+		late, err := engine.Entry(rankd.Event{Type: rankd.EventTeam, Team: &rankd.Team{ID: fmt.Sprint("late", i), Name: "Late"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Submit(ctx, "c", []rankd.LogEntry{late}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Status(ctx, "c"); err != nil || got.State == finalize.Done || got.Version != 0 {
+			t.Fatalf("while the feed comes (event %d): got %+v, %v; want not finalized yet", i, got, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if done := MustReach(t, s, finalize.Done); done.Version != 1 {
+		t.Errorf("got version %d, want 1: built once", done.Version)
+	}
+	MustMatchBoard(t, st, e)
 }
 
 // A contest whose end moved (earlier, here) is finalized at its new end, and the job that waited for the old one

@@ -60,6 +60,11 @@ type Server struct {
 	// FinalizeSettle is how long the log of an ended contest must stay still after late events before the
 	// contest is finalized again; LateSettle when zero.
 	FinalizeSettle time.Duration
+	// EndQuiet is how long the board of a contest whose time is up must have been still before the server
+	// records its end and builds its final standings; finalize.DefaultQuiet when zero. A contest's feed
+	// imported or followed after its end keeps it moving: the end it says (and its thaw) comes in its own
+	// time, not recorded by the server over its first lines, nor its first lines finalized.
+	EndQuiet time.Duration
 	// ClockTrustAfter is how long the clock, once it jumped forward, is not believed to say that a contest
 	// ended; ClockTrust when zero.
 	ClockTrustAfter time.Duration
@@ -244,7 +249,8 @@ func (s *Server) startFinalizer(ctx context.Context) {
 // openFinalizer opens the finalization jobs: beside the log in PostgreSQL, in a file of the data directory
 // with the embedded store.
 func (s *Server) openFinalizer(ctx context.Context) (*finalize.Service, error) {
-	cfg := finalize.Config{Store: s.store, Builder: s.engine, Logger: s.Logger, RescueAfter: s.FinalizeRescueAfter}
+	cfg := finalize.Config{Store: s.store, Builder: s.engine, Logger: s.Logger, RescueAfter: s.FinalizeRescueAfter,
+		Quiet: s.EndQuiet}
 	if s.projection != nil {
 		cfg.Cache = s.projection // the http server reads through it too, as its Projection
 	}
@@ -297,9 +303,11 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 				continue
 			}
 			// The log says when the contest ended (what an OI contest hidden until its end waits for), even
-			// should its finalization fail.
-			if err := s.engine.RecordEnd(ctx, id, now); err != nil && ctx.Err() == nil {
-				s.Logger.Warn("recording the end failed", slog.String("contest", id), slog.String("error", err.Error()))
+			// should its finalization fail; once its feed has stopped coming, which may say it itself.
+			if still, err := s.engine.Still(id); err == nil && still >= cmp.Or(s.EndQuiet, finalize.DefaultQuiet) {
+				if err := s.engine.RecordEnd(ctx, id, now); err != nil && ctx.Err() == nil {
+					s.Logger.Warn("recording the end failed", slog.String("contest", id), slog.String("error", err.Error()))
+				}
 			}
 			switch l := late[id]; {
 			case l == nil:
