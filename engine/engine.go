@@ -1228,7 +1228,13 @@ type Result struct {
 	Seq     uint64 `json:"seq,omitempty"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Cause names, for a program, why an event was refused where its code alone does not: CauseTokenTaken.
+	Cause string `json:"cause,omitempty"`
 }
+
+// CauseTokenTaken is the Cause of an event whose token the log gives another event (rankd.TokenTaken):
+// sent again without its token, it is stored, or answered as a duplicate, by its content.
+const CauseTokenTaken = "token_taken"
 
 // The statuses of a Result.
 const (
@@ -1249,7 +1255,11 @@ func resultOf(r rankd.AppendResult) Result {
 
 // Rejected is the result of an event refused with err.
 func Rejected(err error) Result {
-	return Result{Status: StatusRejected, Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}
+	r := Result{Status: StatusRejected, Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}
+	if errors.Is(err, rankd.ErrTokenTaken) {
+		r.Cause = CauseTokenTaken
+	}
+	return r
 }
 
 // Entry prepares an event for the log: its feed line (without the token) and that line's digest. The

@@ -22,11 +22,36 @@ type itemResult struct {
 	Pos     int64
 	Code    string
 	Message string
+	Cause   string
 }
 
 type ingestResponse struct {
 	Accepted, Duplicates, Rejected int
 	Results                        []itemResult
+}
+
+// An event whose token the log gives another event is refused with the cause token_taken, for a program to
+// send it again without its token; so sent, it is stored.
+func TestIngestTokenTaken(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	post := func(line string) itemResult {
+		t.Helper()
+		var res ingestResponse
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, "["+line+"]", &res)
+		if len(res.Results) != 1 {
+			t.Fatalf("got %d results, want 1", len(res.Results))
+		}
+		return res.Results[0]
+	}
+	post(`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"},"token":"x1"}`)
+	other := `{"type":"submissions","data":{"id":"s11","team_id":"t1","problem_id":"B","contest_time":"2:01:00"}`
+	if got := post(other + `,"token":"x1"}`); got.Status != "rejected" || got.Code != "conflict" || got.Cause != "token_taken" {
+		t.Errorf("another event under a taken token: got %+v, want rejected, conflict, cause token_taken", got)
+	}
+	if got := post(other + `}`); got.Status != "accepted" || got.Cause != "" {
+		t.Errorf("the same without its token: got %+v, want accepted", got)
+	}
 }
 
 func TestIngestResultsPerItem(t *testing.T) {

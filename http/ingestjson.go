@@ -75,6 +75,10 @@ func appendItemResult(b []byte, r *itemResult) []byte {
 		b = append(b, `,"message":`...)
 		b = appendJSONString(b, r.Message)
 	}
+	if r.Cause != "" {
+		b = append(b, `,"cause":`...)
+		b = appendJSONString(b, r.Cause)
+	}
 	return append(b, '}')
 }
 

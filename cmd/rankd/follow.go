@@ -97,6 +97,7 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, stderr: stderr},
 		server:   base, delay: *delay, batch: *batch,
 	}
+	r.deliver = r.sendWaiting
 	r.setContest(*contest)
 	err = r.run(ctx, lines)
 	cancel()
@@ -107,8 +108,8 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "followed %s into contest %s until its end: %d lines, %d accepted, %d duplicates, %d rejected\n",
-		*from, r.contest, r.sent, r.accepted, r.duplicates, r.rejected)
+	fmt.Fprintf(m.Stdout, "followed %s into contest %s until its end: %d lines, %d accepted, %d duplicates, %d rejected%s\n",
+		*from, r.contest, r.sent, r.accepted, r.duplicates, r.rejected, r.retokenedNote())
 	return nil
 }
 
@@ -387,25 +388,25 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 	}
 }
 
-// post sends a batch, trying again for as long as rankd is unreachable or unavailable: the feed waits.
-func (r *relay) post(ctx context.Context, body []byte, first int) error {
+// sendWaiting sends a batch, trying again for as long as rankd is unreachable or unavailable: the feed waits.
+func (r *relay) sendWaiting(ctx context.Context, body []byte, first int) (ingestAnswer, error) {
 	for attempt := 0; ; attempt++ {
-		again, err := r.send(ctx, body, first)
+		out, again, err := r.send(ctx, body, first)
 		if err == nil || !again || ctx.Err() != nil {
 			var pe *postError
 			switch {
 			case errors.As(err, &pe) && pe.status == http.StatusNotFound && r.defined:
-				return fmt.Errorf("%w: the server no longer has contest %s, which the feed defined (its data lost?): run rankd follow again to send the feed from its start", err, r.contest)
+				return out, fmt.Errorf("%w: the server no longer has contest %s, which the feed defined (its data lost?): run rankd follow again to send the feed from its start", err, r.contest)
 			case errors.As(err, &pe) && pe.status == http.StatusNotFound:
-				return fmt.Errorf("%w: the server has no contest %s, and the feed has not defined it", err, r.contest)
+				return out, fmt.Errorf("%w: the server has no contest %s, and the feed has not defined it", err, r.contest)
 			}
-			return err
+			return out, err
 		}
 		wait := min(time.Duration(1<<min(attempt, 5))*time.Second, 30*time.Second)
 		fmt.Fprintf(r.stderr, "rankd follow: %s; trying again in %s\n", fromLine(first, err), wait)
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return out, ctx.Err()
 		case <-time.After(wait):
 		}
 	}

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -307,5 +308,47 @@ func TestLoadtestIngest(t *testing.T) {
 	want := strconv.Itoa(bytes.Count(data, []byte{'\n'})) + " events (0 rejected)"
 	if !strings.Contains(out, want) {
 		t.Errorf("got %q, want it to say %q", out, want)
+	}
+}
+
+// A feed whose contest system numbers its events anew (its database reloaded: the same events under tokens
+// that named others before) imported over what an earlier import stored: the lines whose tokens name other
+// events are sent again without them, and the board is the feed's, nothing refused.
+func TestImportRenumberedFeed(t *testing.T) {
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+	dir := t.TempDir()
+	before, renumbered := filepath.Join(dir, "before.ndjson"), filepath.Join(dir, "renumbered.ndjson")
+	if err := os.WriteFile(before, bytes.Join(lines[:1500], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	token := regexp.MustCompile(`"token":"cdi(\d+)"`)
+	var again []byte
+	for _, l := range lines {
+		again = append(again, token.ReplaceAllFunc(l, func(m []byte) []byte {
+			n, _ := strconv.Atoi(string(token.FindSubmatch(m)[1]))
+			return fmt.Appendf(nil, `"token":"cdi%d"`, n+7)
+		})...)
+	}
+	if err := os.WriteFile(renumbered, again, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := StartRankd(t, t.TempDir())
+	MustRun(t, "import", "--server", p.URL, "--token", testAdminToken, "--feed", before, "--restart")
+	out, errOut, err := run("import", "--server", p.URL, "--token", testAdminToken, "--feed", renumbered, "--restart")
+	if err != nil {
+		t.Fatalf("import the renumbered feed: %v\n%s", err, errOut)
+	}
+	if _, _, _, rejected := importCounts(t, out); rejected != 0 || !strings.Contains(out, "sent again without their tokens") {
+		t.Errorf("import the renumbered feed: got\n%s%s\nwant nothing rejected, and lines sent again without their tokens", out, errOut)
+	}
+	for _, view := range []string{"jury", "public"} {
+		want := scoreboardRows(t, []byte(MustRun(t, "standings", "--feed", feed(t, "euc2025"), "--view", view, "--format", "ccs")))
+		if got := MustServedRows(t, p.URL, "euc2025", view); got != want {
+			t.Errorf("view %s: the board differs from the feed's:\ngot  %.600s\nwant %.600s", view, got, want)
+		}
 	}
 }
