@@ -497,6 +497,10 @@ func (s *Server) answer(r *http.Request, parts []part) (ingestResponse, error) {
 				resp.Duplicates++
 			default:
 				resp.Rejected++
+				// Every refusal names its line, as the reader's do (an element's item, for a JSON body).
+				if prefix := "line " + strconv.Itoa(it.n) + ": "; !strings.HasPrefix(res.Message, prefix) {
+					res.Message = prefix + res.Message
+				}
 			}
 			resp.Results = append(resp.Results, res)
 		}

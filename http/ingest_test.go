@@ -80,8 +80,8 @@ func TestIngestResultsPerItem(t *testing.T) {
 		if got.Item != i+1 || got.Status != w.status || got.Code != w.code {
 			t.Errorf("item %d: got %+v, want status %s code %q", i+1, got, w.status, w.code)
 		}
-		if got.Status == "rejected" && got.Message == "" {
-			t.Errorf("item %d: rejected without a reason", i+1)
+		if got.Status == "rejected" && !strings.HasPrefix(got.Message, fmt.Sprintf("line %d: ", i+1)) {
+			t.Errorf("item %d: rejected with %q, want a reason that names its line", i+1, got.Message)
 		}
 	}
 	if res.Results[5].Pos != res.Results[0].Pos {

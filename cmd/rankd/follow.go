@@ -158,6 +158,8 @@ var (
 	// errFeedRefused is a feed's answer that another try would get again.
 	errFeedRefused = errors.New("the feed's server refused")
 	errFeedSilent  = errors.New("the feed sent nothing")
+	// errFromStart is a feed that cannot resume where it stopped: read from its start at once.
+	errFromStart = errors.New("the feed cannot resume")
 )
 
 // run sends the feed's lines to out, connecting again after a dropped connection, until the feed ends, ctx is
@@ -173,6 +175,8 @@ func (f *feedSource) run(ctx context.Context, out chan<- []byte) error {
 			return nil
 		case errors.Is(err, errFeedRefused):
 			return err
+		case errors.Is(err, errFromStart):
+			continue
 		}
 		if read {
 			failures = 0
@@ -229,7 +233,7 @@ func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool,
 		// rankd answers what it has already as duplicates.
 		fmt.Fprintf(f.stderr, "rankd follow: the feed cannot resume after %s (%s): reading it from its start\n", f.after, resp.Status)
 		f.param, f.after = "", ""
-		return false, nil
+		return false, errFromStart
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return false, fmt.Errorf("%w %s (%s): give its credentials with --from-auth USER:PASSWORD or --from-token", errFeedRefused, f.url.Redacted(), resp.Status)
 	case resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests:
@@ -251,6 +255,10 @@ func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool,
 		// A last line cut short by a broken connection is not taken: it comes again, whole, after the line
 		// before it.
 		if line := bytes.TrimSpace(text); len(line) > 0 && (err == nil || json.Valid(line)) {
+			if !read && notAnEvent(line) {
+				return false, fmt.Errorf("%w %s: its answer is not an event feed (its first line is not an event): "+
+					"the feed is at .../contests/ID/event-feed", errFeedRefused, f.url.Redacted())
+			}
 			select {
 			case out <- line:
 			case <-ctx.Done():
@@ -271,6 +279,20 @@ func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool,
 			return read, fmt.Errorf("the feed's connection broke: %w", err)
 		}
 	}
+}
+
+// notAnEvent reports whether a line is JSON but no event of a feed (an object with a type): the answer of
+// another address of the API, such as the contest's. A line that is not JSON is rankd's to report.
+func notAnEvent(line []byte) bool {
+	if !json.Valid(line) {
+		return false
+	}
+	var h map[string]json.RawMessage
+	if json.Unmarshal(line, &h) != nil {
+		return true // an array, a string, ...
+	}
+	_, typed := h["type"]
+	return !typed
 }
 
 // note remembers where to resume after a line, and whether it ends the feed.

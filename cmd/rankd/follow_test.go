@@ -241,6 +241,8 @@ type domjudge struct {
 	drops    []int    // lines (indices) in the middle of which the connection breaks, the first time
 	forget   bool     // connections get the feed from its start, whatever they ask (a restarted source)
 	header   string   // Content-Type; application/x-ndjson when empty
+	// reload, when set, changes the feed after its first drop (its database reloaded), under mu.
+	reload func(f *domjudge)
 
 	mu     sync.Mutex
 	conns  int
@@ -316,6 +318,9 @@ func (f *domjudge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		drop := slices.Contains(f.drops, i) && !f.broken[i]
 		if drop {
 			f.broken[i] = true
+			if f.reload != nil {
+				f.reload(f)
+			}
 		}
 		f.mu.Unlock()
 		if drop {
@@ -536,6 +541,51 @@ func mustFollow(tb testing.TB, args ...string) (stdout, stderr string, err error
 	return o.String(), e.String(), err
 }
 
+// A contest system whose database reloaded during the feed (DOMjudge's, after a restore): it no longer knows
+// where to resume (400), and it sends its events again numbered anew, without the judgements it had sent
+// without a verdict. The feed is read from its start; the lines whose tokens now name other events in rankd's
+// log are sent again without their tokens; nothing is lost, nothing refused, and the board is the feed's.
+func TestFollowReloadedSource(t *testing.T) {
+	path := feed(t, "euc2025")
+	src := mustDOMjudge(t, path, "since_token")
+	src.drops = []int{2500}
+	src.reload = func(f *domjudge) {
+		var lines [][]byte
+		for _, l := range f.lines {
+			if !bytes.Contains(l, []byte(`"type":"judgements"`)) || bytes.Contains(l, []byte(`"judgement_type_id"`)) {
+				lines = append(lines, l)
+			}
+		}
+		token := regexp.MustCompile(`"token":"[^"]*"`)
+		f.lines, f.tokens = nil, nil
+		for i, l := range lines {
+			t := fmt.Sprint("cdi", i)
+			f.lines = append(f.lines, token.ReplaceAll(l, []byte(`"token":"`+t+`"`)))
+			f.tokens = append(f.tokens, t)
+		}
+	}
+	feedServer := httptest.NewServer(src)
+	defer feedServer.Close()
+	p := StartRankd(t, t.TempDir())
+	out, errOut, err := mustFollow(t, "--from", feedServer.URL+"/api/v4/contests/euc2025/event-feed", "--from-auth", "judge:secret",
+		"--server", p.URL, "--token", testAdminToken)
+	if err != nil {
+		t.Fatalf("rankd follow: %v\n%s", err, tail(errOut, 20))
+	}
+	if got := followCounts(t, out); got[3] != 0 || !strings.Contains(out, "sent again without their tokens") {
+		t.Errorf("got %s; want nothing rejected, and lines sent again without their tokens\n%s", out, tail(errOut, 20))
+	}
+	if _, after, _ := strings.Cut(errOut, "cannot resume"); strings.Contains(after, "connecting again") {
+		t.Errorf("rankd follow said:\n%s\nwant it to read the feed again from its start at once, the connection being fine", tail(errOut, 20))
+	}
+	for _, view := range []string{"jury", "public"} {
+		want := scoreboardRows(t, []byte(MustRun(t, "standings", "--feed", path, "--view", view, "--format", "ccs")))
+		if got := MustServedRows(t, p.URL, "euc2025", view); got != want {
+			t.Errorf("view %s: the board differs from the feed's:\ngot  %.600s\nwant %.600s", view, got, want)
+		}
+	}
+}
+
 // What the feed's server answers decides whether rankd follow stops, saying why, or tries again: a refusal
 // another try would get again stops it; a server in trouble or busy (429, 5xx) is asked again.
 func TestFollowSourceAnswers(t *testing.T) {
@@ -583,6 +633,28 @@ func TestFollowWebPage(t *testing.T) {
 	_, _, err := mustFollow(t, "--from", ts.URL+"/jury", "--from-auth", "judge:secret", "--server", sink.URL, "--token", testAdminToken)
 	if err == nil || !strings.Contains(err.Error(), "a web page, not an event feed") {
 		t.Errorf("got %v; want an error saying the address is a web page", err)
+	}
+}
+
+// An address of the API that answers JSON but no event feed (the contest, the list of contests: the feed's
+// address without /event-feed) is refused at once, not connected to again every second for ever.
+func TestFollowNotAFeed(t *testing.T) {
+	sink := httptest.NewServer(acceptingRankd)
+	defer sink.Close()
+	for _, answer := range [][]byte{
+		[]byte(`{"id":"c","name":"Contest","start_time":null}`),
+		[]byte(`[{"id":"c","name":"Contest"}]`),
+	} {
+		src := newDOMjudge(t)
+		src.lines = [][]byte{answer}
+		src.tokens = []string{""}
+		src.header = "application/json"
+		ts := httptest.NewServer(src)
+		_, _, err := mustFollow(t, "--from", ts.URL+"/api/v4/contests/c", "--from-auth", "judge:secret", "--server", sink.URL, "--token", testAdminToken)
+		ts.Close()
+		if err == nil || !strings.Contains(err.Error(), "not an event feed") {
+			t.Errorf("an answer %s: got %v; want an error saying it is not an event feed", answer, err)
+		}
 	}
 }
 

@@ -330,7 +330,11 @@ type postError struct {
 }
 
 func (e *postError) Error() string {
-	return fmt.Sprintf("lines from %d: %s (%d)", e.first, e.msg, e.status)
+	msg := fmt.Sprintf("lines from %d: %s (%d)", e.first, e.msg, e.status)
+	if e.status == http.StatusRequestEntityTooLarge {
+		msg += ": give --batch fewer lines per request"
+	}
+	return msg
 }
 
 // fromLine describes err, of the batch whose first line is first, naming the line once.

@@ -352,3 +352,16 @@ func TestImportRenumberedFeed(t *testing.T) {
 		}
 	}
 }
+
+// A server that takes smaller requests than an import sends refuses the batch (413): the import says how to
+// send smaller ones.
+func TestImportBatchTooLarge(t *testing.T) {
+	p := StartRankd(t, t.TempDir(), "--max-body", "50000")
+	_, errOut, err := run("import", "--server", p.URL, "--token", testAdminToken, "--feed", feed(t, "euc2025"), "--restart")
+	if err == nil || !strings.Contains(err.Error()+errOut, "give --batch fewer lines per request") {
+		t.Errorf("got %v\n%s\nwant an error saying to give --batch fewer lines", err, errOut)
+	}
+	if _, _, err := run("import", "--server", p.URL, "--token", testAdminToken, "--feed", feed(t, "euc2025"), "--restart", "--batch", "10"); err != nil {
+		t.Errorf("with --batch 100: %v", err)
+	}
+}
