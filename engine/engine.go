@@ -757,6 +757,7 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	// submissions and judgements, left it as it was: they read what they read before (see ReadPublic).
 	public, judging := c.board.Seq(rankd.PublicView), true
 	var notes []string // what the senders of accepted events are told of them, by entry
+	var now time.Time  // the clock, read once for the submissions of the batch (see outsideContest)
 	accept := func(i int) error {
 		progress()
 		if t := entries[i].Event.Type; t != rankd.EventSubmission && t != rankd.EventJudgement {
@@ -783,7 +784,10 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 		}
 		seqs[i] = c.board.Seq(rankd.JuryView)
 		e.changed(c, ch)
-		if note := outsideContest(c.board, &entries[i].Event); note != "" {
+		if entries[i].Event.Type == rankd.EventSubmission && now.IsZero() {
+			now = e.Now()
+		}
+		if note := outsideContest(c.board, &entries[i].Event, now); note != "" {
 			if notes == nil {
 				notes = make([]string, len(entries))
 			}
@@ -871,8 +875,9 @@ func (e *Engine) notStored(batch []*request) {
 
 // outsideContest returns, for a submission b's contest does not count because it was made before its start
 // or at or after its end, what its sender is told: it is stored and listed, and a judge with a clock off (or
-// a mistake of contest_time) learns of it. "" for any other event.
-func outsideContest(b *board.Board, ev *rankd.Event) string {
+// a mistake of contest_time) learns of it; the same for one made later than the contest's time at now (by
+// more than a minute), which counts, ahead of its time. "" for any other event.
+func outsideContest(b *board.Board, ev *rankd.Event, now time.Time) string {
 	if ev.Type != rankd.EventSubmission || ev.Delete || ev.Submission == nil {
 		return ""
 	}
@@ -883,6 +888,9 @@ func outsideContest(b *board.Board, ev *rankd.Event) string {
 	case t >= c.Duration:
 		return fmt.Sprintf("stored, and counts on no board: contest_time %s is at or after the contest's end (%s)",
 			ccs.FormatRelTime(t), ccs.FormatRelTime(c.Duration))
+	case !b.Start().IsZero() && t > now.Sub(b.Start())+time.Minute:
+		return fmt.Sprintf("stored: contest_time %s is ahead of the contest's clock (%s now): a judge's clock off, or a mistake of contest_time?",
+			ccs.FormatRelTime(t), ccs.FormatRelTime(now.Sub(b.Start()).Truncate(time.Second)))
 	}
 	return ""
 }

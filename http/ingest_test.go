@@ -411,16 +411,22 @@ func TestIngestStalledBody(t *testing.T) {
 }
 
 // A submission made before the contest's start, or at or after its end, is stored and listed and counts on no
-// board: its result says so (it was accepted as any other, and a judge with a clock off learnt nothing).
+// board: its result says so (it was accepted as any other, and a judge with a clock off learnt nothing). So does
+// the result of one made later than the contest's time now, which counts.
 func TestIngestSubmissionOutsideTheContestSaysSo(t *testing.T) {
-	e := MustOpen(t)
+	e := MustOpen(t) // at 4:30:00
 	e.MustContest(t)
 	var res ingestResponse
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken, `[
 		{"id":"s20","team_id":"t1","problem_id":"B","contest_time":"-0:05:00"},
 		{"id":"s21","team_id":"t1","problem_id":"B","contest_time":"5:00:00"},
-		{"id":"s22","team_id":"t1","problem_id":"B","contest_time":"4:59:59"}]`, &res)
-	want := []string{"before the contest's start", "at or after the contest's end (5:00:00.000)", ""}
+		{"id":"s22","team_id":"t1","problem_id":"B","contest_time":"4:30:59"},
+		{"id":"s23","team_id":"t1","problem_id":"B","contest_time":"4:59:59"}]`, &res)
+	want := []string{"before the contest's start", "at or after the contest's end (5:00:00.000)", "",
+		"contest_time 4:59:59.000 is ahead of the contest's clock (4:30:00.000 now)"}
+	if len(res.Results) != len(want) {
+		t.Fatalf("got %d results, want %d", len(res.Results), len(want))
+	}
 	for i, r := range res.Results {
 		if r.Status != "accepted" || want[i] == "" && r.Message != "" || !strings.Contains(r.Message, want[i]) {
 			t.Errorf("item %d: got %s %q, want accepted saying %q", i+1, r.Status, r.Message, want[i])
