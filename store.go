@@ -34,6 +34,11 @@ type LogEntry struct {
 	Own bool
 	// Stored is when the entry was stored, by the store's clock; Append ignores the value it is given.
 	Stored time.Time
+	// DropTakenToken has an entry whose Token the log gives another object taken as one without a token
+	// (stored, or a duplicate, by its content; AppendResult.TokenDropped says so), instead of refused: what
+	// a sender asks for that reads again a feed whose events were numbered anew (a contest system's
+	// database reloaded). Append clears its Token then.
+	DropTakenToken bool
 }
 
 // AppendResult is what Append did with one entry.
@@ -48,6 +53,9 @@ type AppendResult struct {
 	Duplicate bool
 	// Err is why the entry was refused (the accept function's error, or TokenTaken); nothing was stored.
 	Err error
+	// TokenDropped says that the entry's token names another object in the log, and that the entry, which
+	// asked for it (LogEntry.DropTakenToken), was taken as one without a token.
+	TokenDropped bool
 }
 
 // ErrTokenTaken is the cause of the error of an entry whose token the log gives another object.

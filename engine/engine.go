@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -850,8 +851,8 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 			r.results[j] = resultOf(results[i])
 			e.metrics.countIngest(r.results[j].Status)
 			if results[i].Err == nil && !results[i].Duplicate {
-				if notes != nil {
-					r.results[j].Message = notes[i]
+				if notes != nil && notes[i] != "" {
+					r.results[j].Message = strings.TrimPrefix(r.results[j].Message+"; "+notes[i], "; ")
 				}
 				c.pos = results[i].Pos
 				r.results[j].Seq = seqs[i]
@@ -1236,12 +1237,12 @@ type Result struct {
 	Seq     uint64 `json:"seq,omitempty"`
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
-	// Cause names, for a program, why an event was refused where its code alone does not: CauseTokenTaken.
+	// Cause names, for a program, something its code alone does not say: CauseTokenTaken.
 	Cause string `json:"cause,omitempty"`
 }
 
-// CauseTokenTaken is the Cause of an event whose token the log gives another event (rankd.TokenTaken):
-// sent again without its token, it is stored, or answered as a duplicate, by its content.
+// CauseTokenTaken is the Cause of an event whose token the log gives another event: refused
+// (rankd.TokenTaken), or, sent asking for it (rankd.LogEntry.DropTakenToken), taken as one without a token.
 const CauseTokenTaken = "token_taken"
 
 // The statuses of a Result.
@@ -1252,13 +1253,22 @@ const (
 )
 
 func resultOf(r rankd.AppendResult) Result {
+	var res Result
 	switch {
 	case r.Err != nil:
-		return Rejected(r.Err)
+		res = Rejected(r.Err)
 	case r.Duplicate:
-		return Result{Status: StatusDuplicate, Pos: r.Pos}
+		res = Result{Status: StatusDuplicate, Pos: r.Pos}
+	default:
+		res = Result{Status: StatusAccepted, Pos: r.Pos}
 	}
-	return Result{Status: StatusAccepted, Pos: r.Pos}
+	if r.TokenDropped {
+		res.Cause = CauseTokenTaken
+		if res.Message == "" {
+			res.Message = "its token names another event of the log: taken without it, by its content"
+		}
+	}
+	return res
 }
 
 // Rejected is the result of an event refused with err.

@@ -127,7 +127,7 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 		// After the bundle's objects, so that the answer numbers them as the bundle lists them.
 		lines = append(lines, defaultJudgementTypeLines()...)
 	}
-	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})))
+	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})), false)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(cb.lines(), []byte{'\n'})))
+	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(cb.lines(), []byte{'\n'})), false)
 	if err != nil {
 		return err
 	}

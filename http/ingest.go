@@ -73,6 +73,14 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	default:
 		return rankd.Errorf(rankd.EINVALID, "results must be all or problems, not %q", q)
 	}
+	var dropTaken bool
+	switch q := param(r, "taken_tokens"); q {
+	case "", "refuse":
+	case "drop":
+		dropTaken = true
+	default:
+		return rankd.Errorf(rankd.EINVALID, "taken_tokens must be refuse or drop, not %q", q)
+	}
 	if r.ContentLength > s.maxBody() {
 		// Refused before a line is stored: only a body of unknown length can be cut by the limit midway.
 		return tooLarge(s.maxBody(), 0)
@@ -95,7 +103,14 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		}
 		feed, isJSON = bytes.NewReader(lines), true
 	}
-	resp, err := s.ingestFeed(r, contestID, feed)
+	resp, err := s.ingestFeed(r, contestID, feed, dropTaken)
+	for i := range resp.Results {
+		// Every refusal names its line, as the reader's do (an element's item, for a JSON body: below).
+		res := &resp.Results[i]
+		if prefix := "line " + strconv.Itoa(res.Item) + ": "; res.Status == engine.StatusRejected && !strings.HasPrefix(res.Message, prefix) {
+			res.Message = prefix + res.Message
+		}
+	}
 	if e, ok := errors.AsType[*rankd.Error](err); ok && isJSON {
 		// The reader numbers lines; a JSON body has elements.
 		return &rankd.Error{Code: e.Code, Message: strings.Replace(e.Message, "before line ", "before item ", 1)}
@@ -115,7 +130,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 	}
 	if problemsOnly {
 		// A large import asks for the events that were not accepted only: the counts say the rest.
-		resp.Results = slices.DeleteFunc(resp.Results, func(r itemResult) bool { return r.Status == engine.StatusAccepted })
+		resp.Results = slices.DeleteFunc(resp.Results, func(r itemResult) bool { return r.Status == engine.StatusAccepted && r.Cause == "" })
 	}
 	return writeIngest(w, http.StatusOK, &resp)
 }
@@ -323,7 +338,7 @@ const commitWindow = 8
 // answers for each line. The contest's definition is read first, unseen, so that absolute times in the
 // lines are read against the contest's start. An error reading the feed (too large, the client gone) fails
 // the request; the parts queued before it are committed all the same, and sent again are duplicates.
-func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (ingestResponse, error) {
+func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, dropTaken bool) (ingestResponse, error) {
 	var prefix []byte
 	err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c := b.Contest()
@@ -414,6 +429,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader) (
 			var e rankd.LogEntry
 			if err == nil {
 				e, err = engine.Entry(ev)
+				e.DropTakenToken = dropTaken
 			}
 			if err == nil {
 				entries = append(entries, e)
@@ -497,10 +513,6 @@ func (s *Server) answer(r *http.Request, parts []part) (ingestResponse, error) {
 				resp.Duplicates++
 			default:
 				resp.Rejected++
-				// Every refusal names its line, as the reader's do (an element's item, for a JSON body).
-				if prefix := "line " + strconv.Itoa(it.n) + ": "; !strings.HasPrefix(res.Message, prefix) {
-					res.Message = prefix + res.Message
-				}
 			}
 			resp.Results = append(resp.Results, res)
 		}

@@ -30,28 +30,37 @@ type ingestResponse struct {
 	Results                        []itemResult
 }
 
-// An event whose token the log gives another event is refused with the cause token_taken, for a program to
-// send it again without its token; so sent, it is stored.
+// An event whose token the log gives another event is refused with the cause token_taken; sent with
+// ?taken_tokens=drop, it is taken without its token, by its content, and its result says so.
 func TestIngestTokenTaken(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	post := func(line string) itemResult {
+	post := func(query, line string) itemResult {
 		t.Helper()
 		var res ingestResponse
-		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, "["+line+"]", &res)
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events"+query, judgeToken, "["+line+"]", &res)
 		if len(res.Results) != 1 {
 			t.Fatalf("got %d results, want 1", len(res.Results))
 		}
 		return res.Results[0]
 	}
-	post(`{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"},"token":"x1"}`)
-	other := `{"type":"submissions","data":{"id":"s11","team_id":"t1","problem_id":"B","contest_time":"2:01:00"}`
-	if got := post(other + `,"token":"x1"}`); got.Status != "rejected" || got.Code != "conflict" || got.Cause != "token_taken" {
+	first := post("", `{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"},"token":"x1"}`)
+	other := `{"type":"submissions","data":{"id":"s11","team_id":"t1","problem_id":"B","contest_time":"2:01:00"},"token":"x1"}`
+	if got := post("", other); got.Status != "rejected" || got.Code != "conflict" || got.Cause != "token_taken" {
 		t.Errorf("another event under a taken token: got %+v, want rejected, conflict, cause token_taken", got)
 	}
-	if got := post(other + `}`); got.Status != "accepted" || got.Cause != "" {
-		t.Errorf("the same without its token: got %+v, want accepted", got)
+	stored := post("?taken_tokens=drop", other)
+	if stored.Status != "accepted" || stored.Cause != "token_taken" || stored.Message == "" || stored.Pos <= first.Pos {
+		t.Errorf("the same, taken_tokens=drop: got %+v, want accepted, cause token_taken, saying so", stored)
 	}
+	if got := post("?taken_tokens=drop", other); got.Status != "duplicate" || got.Pos != stored.Pos || got.Cause != "token_taken" {
+		t.Errorf("sent again: got %+v, want a duplicate of position %d, cause token_taken", got, stored.Pos)
+	}
+	// The token still names its event.
+	if got := post("?taken_tokens=drop", `{"type":"submissions","data":{"id":"s10","team_id":"t1","problem_id":"B","contest_time":"2:00:00"},"token":"x1"}`); got.Status != "duplicate" || got.Pos != first.Pos || got.Cause != "" {
+		t.Errorf("the token's own event again: got %+v, want a duplicate of position %d", got, first.Pos)
+	}
+	e.MustDo(t, http.StatusBadRequest, "POST", "/api/v1/contests/c1/events?taken_tokens=keep", judgeToken, "["+other+"]", nil)
 }
 
 func TestIngestResultsPerItem(t *testing.T) {

@@ -318,16 +318,26 @@ func (a *appendCall) lookup() error {
 // it as they would had it been stored by an earlier call.
 func (a *appendCall) decide(accept func(i int) error) error {
 	last := a.base
+	var dropped []int // entries whose taken token was dropped (rankd.LogEntry.DropTakenToken)
+	defer func() {
+		for _, i := range dropped {
+			a.results[i].TokenDropped = true
+		}
+	}()
 	for i := range a.entries {
 		e := &a.entries[i]
 		key := objectKey{e.Event.Type, e.Event.ID}
 		if e.Token != "" {
-			if use := a.tokens[e.Token]; use.pos > 0 && use.object == key {
+			switch use := a.tokens[e.Token]; {
+			case use.pos > 0 && use.object == key:
 				a.results[i] = rankd.AppendResult{Pos: use.pos, Duplicate: true}
 				continue
-			} else if use.pos > 0 {
+			case use.pos > 0 && !e.DropTakenToken:
 				a.results[i] = rankd.AppendResult{Err: rankd.TokenTaken(e)}
 				continue
+			case use.pos > 0:
+				e.Token = ""
+				dropped = append(dropped, i)
 			}
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward

@@ -205,6 +205,12 @@ func (a *appendCall) hash(i int) string {
 func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 	objects, tokens := &a.x.objects, &a.x.tokens
 	keep := make([]int, 0, len(a.entries))
+	var dropped []int // entries whose taken token was dropped (rankd.LogEntry.DropTakenToken)
+	defer func() {
+		for _, i := range dropped {
+			a.results[i].TokenDropped = true
+		}
+	}()
 	a.changes = make([]change, 0, len(a.entries))
 	a.last = a.base
 	for i := range a.entries {
@@ -218,15 +224,19 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			tn = name{0, e.Token}
 			tk = key(tn)
 			j, found, taken := tokens.get(tk, tn)
-			if found {
-				if t := tokens.at(j); t.hash == ownerDigest(oh) {
-					a.results[i] = rankd.AppendResult{Pos: t.pos, Duplicate: true}
-				} else {
-					a.results[i] = rankd.AppendResult{Err: rankd.TokenTaken(e)}
-				}
+			switch {
+			case found && tokens.at(j).hash == ownerDigest(oh):
+				a.results[i] = rankd.AppendResult{Pos: tokens.at(j).pos, Duplicate: true}
 				continue
+			case found && !e.DropTakenToken:
+				a.results[i] = rankd.AppendResult{Err: rankd.TokenTaken(e)}
+				continue
+			case found:
+				e.Token, tn, tk = "", name{}, 0
+				dropped = append(dropped, i)
+			default:
+				tTaken = taken
 			}
-			tTaken = taken
 		}
 		// The latest version sent again is a repeat; an earlier one is too for objects that only move forward
 		// (rankd.EventType.MovesForward), unless it deletes or re-creates its object (rankd.LogEntry.Deletion)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"rankd"
 )
@@ -329,9 +330,41 @@ func checkResults(t *testing.T, what string, got, want []rankd.AppendResult) {
 	}
 	for i := range want {
 		g, w := got[i], want[i]
-		if g.Pos != w.Pos || g.Duplicate != w.Duplicate || (g.Err == nil) != (w.Err == nil) ||
+		if g.Pos != w.Pos || g.Duplicate != w.Duplicate || g.TokenDropped != w.TokenDropped || (g.Err == nil) != (w.Err == nil) ||
 			(w.Err != nil && !errors.Is(g.Err, w.Err)) {
 			t.Errorf("%s: result %d: got %+v, want %+v", what, i, g, w)
+		}
+	}
+}
+
+// testAppendDropTakenToken: an entry that asks for it (DropTakenToken) whose token names another object is
+// taken as one without a token: stored, or a duplicate by its content, and said so; stored without the token,
+// which still names its own event. An entry that does not ask is refused.
+func testAppendDropTakenToken(t *testing.T, s Store) {
+	drop := func(e rankd.LogEntry) rankd.LogEntry {
+		e.DropTakenToken = true
+		return e
+	}
+	dropped := func(r rankd.AppendResult) rankd.AppendResult {
+		r.TokenDropped = true
+		return r
+	}
+	MustAppend(t, s, "c1", WithToken(Submission("s1", "t1", "A", time.Minute), "x1"))
+	other := WithToken(Submission("s2", "t1", "A", 2*time.Minute), "x1")
+	checkResults(t, "another object under the token, dropped", MustAppend(t, s, "c1", drop(other), drop(other)),
+		[]rankd.AppendResult{dropped(stored(2)), dropped(dup(2))})
+	checkResults(t, "the same, not dropped; the token's own object", MustAppend(t, s, "c1", other,
+		drop(WithToken(Submission("s1", "t1", "A", time.Minute), "x1"))), []rankd.AppendResult{taken, dup(1)})
+	// In one call: a token new to the log, then another object under it.
+	checkResults(t, "one call", MustAppend(t, s, "c1", WithToken(Submission("s3", "t1", "A", 3*time.Minute), "x2"),
+		drop(WithToken(Submission("s4", "t1", "A", 4*time.Minute), "x2"))), []rankd.AppendResult{stored(3), dropped(stored(4))})
+	log := MustReplay(t, s, "c1", 0)
+	if len(log) != 4 {
+		t.Fatalf("the log: got %d entries, want 4", len(log))
+	}
+	for i, want := range []string{"x1", "", "x2", ""} {
+		if log[i].Token != want {
+			t.Errorf("entry %d: got token %q, want %q", i+1, log[i].Token, want)
 		}
 	}
 }

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 	}{
 		{"Append", testAppend},
 		{"AppendModel", testAppendModel},
+		{"AppendDropTakenToken", testAppendDropTakenToken},
 		{"AppendEmpty", testAppendEmpty},
 		{"AppendNoContest", testAppendNoContest},
 		{"AppendNilAccept", testAppendNilAccept},

@@ -97,7 +97,6 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, stderr: stderr},
 		server:   base, delay: *delay, batch: *batch,
 	}
-	r.deliver = r.sendWaiting
 	r.setContest(*contest)
 	err = r.run(ctx, lines)
 	cancel()
@@ -281,15 +280,12 @@ func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool,
 	}
 }
 
-// notAnEvent reports whether a line is JSON but no event of a feed (an object with a type): the answer of
-// another address of the API, such as the contest's. A line that is not JSON is rankd's to report.
+// notAnEvent reports whether a whole line is no event of a feed (an object with a type): a feed's first line
+// is one, and another address of the API (the contest's, pretty-printed or not) answers something else.
 func notAnEvent(line []byte) bool {
-	if !json.Valid(line) {
-		return false
-	}
 	var h map[string]json.RawMessage
-	if json.Unmarshal(line, &h) != nil {
-		return true // an array, a string, ...
+	if json.Unmarshal(bytes.TrimPrefix(line, []byte("\ufeff")), &h) != nil {
+		return true // not JSON, or an array, a string, ...
 	}
 	_, typed := h["type"]
 	return !typed
@@ -336,7 +332,7 @@ const maxHeld = 10000
 // setContest sets the contest the lines go to.
 func (r *relay) setContest(id string) {
 	r.contest = id
-	r.url = r.server + "/api/v1/contests/" + url.PathEscape(id) + "/events?results=problems"
+	r.url = r.server + "/api/v1/contests/" + url.PathEscape(id) + "/events?results=problems&taken_tokens=drop"
 }
 
 // run posts lines as they come until lines is closed or ctx is done.
@@ -410,25 +406,25 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 	}
 }
 
-// sendWaiting sends a batch, trying again for as long as rankd is unreachable or unavailable: the feed waits.
-func (r *relay) sendWaiting(ctx context.Context, body []byte, first int) (ingestAnswer, error) {
+// post sends a batch, trying again for as long as rankd is unreachable or unavailable: the feed waits.
+func (r *relay) post(ctx context.Context, body []byte, first int) error {
 	for attempt := 0; ; attempt++ {
-		out, again, err := r.send(ctx, body, first)
+		again, err := r.send(ctx, body, first)
 		if err == nil || !again || ctx.Err() != nil {
 			var pe *postError
 			switch {
 			case errors.As(err, &pe) && pe.status == http.StatusNotFound && r.defined:
-				return out, fmt.Errorf("%w: the server no longer has contest %s, which the feed defined (its data lost?): run rankd follow again to send the feed from its start", err, r.contest)
+				return fmt.Errorf("%w: the server no longer has contest %s, which the feed defined (its data lost?): run rankd follow again to send the feed from its start", err, r.contest)
 			case errors.As(err, &pe) && pe.status == http.StatusNotFound:
-				return out, fmt.Errorf("%w: the server has no contest %s, and the feed has not defined it", err, r.contest)
+				return fmt.Errorf("%w: the server has no contest %s, and the feed has not defined it", err, r.contest)
 			}
-			return out, err
+			return err
 		}
 		wait := min(time.Duration(1<<min(attempt, 5))*time.Second, 30*time.Second)
 		fmt.Fprintf(r.stderr, "rankd follow: %s; trying again in %s\n", fromLine(first, err), wait)
 		select {
 		case <-ctx.Done():
-			return out, ctx.Err()
+			return ctx.Err()
 		case <-time.After(wait):
 		}
 	}

@@ -21,7 +21,6 @@ import (
 
 	"rankd"
 	"rankd/ccs"
-	"rankd/engine"
 )
 
 // importFeed posts a feed file (CCS event feed NDJSON, either style, or rankd's native events) to a running
@@ -82,7 +81,7 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	im := importer{
 		command: "import",
 		client:  &http.Client{Timeout: 5 * time.Minute},
-		url:     base + "/api/v1/contests/" + url.PathEscape(*contest) + "/events?results=problems",
+		url:     base + "/api/v1/contests/" + url.PathEscape(*contest) + "/events?results=problems&taken_tokens=drop",
 		token:   *token,
 		stderr:  m.Stderr,
 		state: importState{Server: base, Contest: *contest, Size: info.Size(),
@@ -122,12 +121,12 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	return nil
 }
 
-// retokenedNote says how many lines were sent again without their tokens, if any.
+// retokenedNote says how many lines were taken without their tokens, if any.
 func (im *importer) retokenedNote() string {
 	if im.retokened == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d lines sent again without their tokens, which named other events", im.retokened)
+	return fmt.Sprintf("; %d lines taken without their tokens, which named other events", im.retokened)
 }
 
 // feedContest returns the id of the first contest a feed defines. Bad lines are passed over; a feed that
@@ -192,11 +191,9 @@ type importer struct {
 	sent                           int // lines sent and answered
 	accepted, duplicates, rejected int
 	shownRejected                  int
-	retokened                      int // lines sent again without their tokens (see postLines)
-	// deliver sends a batch until the server answers it (sendRetrying when nil).
-	deliver      func(ctx context.Context, body []byte, first int) (ingestAnswer, error)
-	lastProgress time.Time
-	lastShown    string // the last progress report
+	retokened                      int // lines stored without their tokens, which named other events
+	lastProgress                   time.Time
+	lastShown                      string // the last progress report
 	// answered, when set, is told how long each batch took to be answered (the load test's measure).
 	answered func(time.Duration)
 }
@@ -346,69 +343,8 @@ func fromLine(first int, err error) string {
 }
 
 // post sends one batch, whose first line is line first of the feed, trying again while the server is
-// unreachable or unavailable (sending again is harmless), and counts and reports what became of its lines.
+// unreachable or unavailable (sending again is harmless).
 func (im *importer) post(ctx context.Context, body []byte, first int) error {
-	return im.postLines(ctx, body, first, func(item int) int { return first + item - 1 })
-}
-
-// postLines is post for a batch whose item n is line lineOf(n) of the feed. Lines whose tokens name other
-// events in rankd's log (the feed numbers its events anew: its contest system's database was reloaded, or a
-// second source shares the contest) are sent again without their tokens, and stored, or answered as
-// duplicates, by what they say.
-func (im *importer) postLines(ctx context.Context, body []byte, first int, lineOf func(item int) int) error {
-	deliver := im.deliver
-	if deliver == nil {
-		deliver = im.sendRetrying
-	}
-	out, err := deliver(ctx, body, first)
-	if err != nil {
-		return err
-	}
-	im.accepted += out.Accepted
-	im.duplicates += out.Duplicates
-	im.rejected += out.Rejected
-	var lines, retokened [][]byte
-	var retokenedLines []int
-	for _, r := range out.Results {
-		if r.Status != engine.StatusRejected {
-			continue
-		}
-		if r.Cause == engine.CauseTokenTaken {
-			if lines == nil {
-				lines = bytes.Split(body, []byte{'\n'})
-			}
-			if r.Item >= 1 && r.Item <= len(lines) {
-				if line, ok := withoutToken(lines[r.Item-1]); ok {
-					retokened = append(retokened, line)
-					retokenedLines = append(retokenedLines, lineOf(r.Item))
-					im.rejected--
-					continue
-				}
-			}
-		}
-		if im.shownRejected++; im.shownRejected <= 20 {
-			// The server numbers the lines of its request; the feed's number is said already.
-			msg := strings.TrimPrefix(r.Message, fmt.Sprintf("line %d: ", r.Item))
-			fmt.Fprintf(im.stderr, "rankd %s: line %d: rejected: %s\n", im.command, lineOf(r.Item), msg)
-		} else if im.shownRejected == 21 {
-			fmt.Fprintf(im.stderr, "rankd %s: (more rejected lines: the count at the end says how many)\n", im.command)
-		}
-	}
-	if len(retokened) == 0 {
-		return nil
-	}
-	if im.retokened == 0 {
-		fmt.Fprintf(im.stderr, "rankd %s: line %d: its token names another event in rankd's log: the feed numbers its events anew "+
-			"(its contest system's database reloaded?); such lines are sent again without their tokens\n", im.command, retokenedLines[0])
-	}
-	im.retokened += len(retokened)
-	return im.postLines(ctx, bytes.Join(retokened, []byte{'\n'}), retokenedLines[0], func(item int) int { return retokenedLines[item-1] })
-}
-
-// sendRetrying sends a batch until the server answers it, trying again a few times while the server is
-// unreachable or unavailable.
-func (im *importer) sendRetrying(ctx context.Context, body []byte, first int) (ingestAnswer, error) {
-	var out ingestAnswer
 	var err error
 	for attempt := range 6 {
 		if attempt > 0 {
@@ -416,69 +352,38 @@ func (im *importer) sendRetrying(ctx context.Context, body []byte, first int) (i
 			fmt.Fprintf(im.stderr, "rankd import: %s; trying again in %s\n", fromLine(first, err), wait)
 			select {
 			case <-ctx.Done():
-				return out, ctx.Err()
+				return ctx.Err()
 			case <-time.After(wait):
 			}
 		}
 		begin := time.Now()
 		var again bool
-		if out, again, err = im.send(ctx, body, first); err == nil && im.answered != nil {
+		if again, err = im.send(ctx, body, first); err == nil && im.answered != nil {
 			im.answered(time.Since(begin))
 		}
 		if err == nil || !again || ctx.Err() != nil {
-			break
+			return err
 		}
 	}
-	return out, err
-}
-
-// ingestAnswer is the server's answer to a batch of events.
-type ingestAnswer struct {
-	Accepted, Duplicates, Rejected int
-	Results                        []struct {
-		Item    int
-		Status  string
-		Code    string
-		Message string
-		Cause   string
-	}
-}
-
-// withoutToken returns an event line without its token (a 2020-03 line's is its "id"); false when it has
-// none.
-func withoutToken(line []byte) ([]byte, bool) {
-	var ev map[string]json.RawMessage
-	if json.Unmarshal(line, &ev) != nil {
-		return nil, false
-	}
-	key := "token"
-	if _, old := ev["op"]; old {
-		key = "id"
-	}
-	if t, ok := ev[key]; !ok || string(t) == "null" {
-		return nil, false
-	}
-	delete(ev, key)
-	out, err := json.Marshal(ev)
-	return out, err == nil
+	return err
 }
 
 // send posts a batch once; again reports an error worth trying again.
-func (im *importer) send(ctx context.Context, body []byte, first int) (out ingestAnswer, again bool, err error) {
+func (im *importer) send(ctx context.Context, body []byte, first int) (again bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, "POST", im.url, bytes.NewReader(body))
 	if err != nil {
-		return out, false, err
+		return false, err
 	}
 	req.Header.Set("Content-Type", "application/x-ndjson")
 	req.Header.Set("Authorization", "Bearer "+im.token)
 	resp, err := im.client.Do(req)
 	if err != nil {
-		return out, true, err
+		return true, err
 	}
 	data, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return out, true, err
+		return true, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Code, Message string }
@@ -486,12 +391,47 @@ func (im *importer) send(ctx context.Context, body []byte, first int) (out inges
 		if json.Unmarshal(data, &e) == nil && e.Message != "" {
 			msg = e.Message
 		}
-		return out, resp.StatusCode >= 500, &postError{first: first, status: resp.StatusCode, msg: msg}
+		return resp.StatusCode >= 500, &postError{first: first, status: resp.StatusCode, msg: msg}
+	}
+	var out struct {
+		Accepted, Duplicates, Rejected int
+		Results                        []struct {
+			Item    int
+			Status  string
+			Code    string
+			Message string
+			Cause   string
+		}
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return out, false, fmt.Errorf("lines from %d: the server's answer: %w", first, err)
+		return false, fmt.Errorf("lines from %d: the server's answer: %w", first, err)
 	}
-	return out, false, nil
+	im.accepted += out.Accepted
+	im.duplicates += out.Duplicates
+	im.rejected += out.Rejected
+	for _, r := range out.Results {
+		if r.Cause == "token_taken" && r.Status != "rejected" {
+			// Its token names another event in rankd's log (the feed numbers its events anew: its contest
+			// system's database reloaded, or a second source shares the contest): taken without it, as the
+			// request asks (taken_tokens=drop).
+			if im.retokened++; im.retokened == 1 {
+				fmt.Fprintf(im.stderr, "rankd %s: line %d: its token names another event in rankd's log: the feed numbers its events anew "+
+					"(its contest system's database reloaded?); such lines are taken without their tokens, by what they say\n", im.command, first+r.Item-1)
+			}
+			continue
+		}
+		if r.Status != "rejected" {
+			continue
+		}
+		if im.shownRejected++; im.shownRejected <= 20 {
+			// The server numbers the lines of its request; the feed's number is said already.
+			msg := strings.TrimPrefix(r.Message, fmt.Sprintf("line %d: ", r.Item))
+			fmt.Fprintf(im.stderr, "rankd %s: line %d: rejected: %s\n", im.command, first+r.Item-1, msg)
+		} else if im.shownRejected == 21 {
+			fmt.Fprintf(im.stderr, "rankd %s: (more rejected lines: the count at the end says how many)\n", im.command)
+		}
+	}
+	return false, nil
 }
 
 // save notes how far the import got; an import that cannot note it still goes on.
