@@ -105,14 +105,27 @@ type Config struct {
 	// StartTimeout bounds bringing the jobs' tables up to date as the service starts (default
 	// DefaultStartTimeout): a database that stopped answering fails the start rather than holding it for ever.
 	StartTimeout time.Duration
-	// Quiet is how long a contest's board must have been still before the finalization at its end builds
-	// (default DefaultQuiet): a feed imported after its contest's end, or followed as it catches up, is
-	// finalized once it has come whole, not from its first lines.
+	// Quiet is how long the board of a contest whose end passed long ago must have been still before the
+	// finalization at its end builds (default DefaultQuiet; see Settled).
 	Quiet time.Duration
 }
 
 // DefaultQuiet is Config.Quiet's default.
 const DefaultQuiet = 5 * time.Second
+
+// Ending is how long after a contest's end it is taken for running out now rather than long over (see
+// Settled).
+const Ending = time.Minute
+
+// Settled reports whether what a server does at a contest's end (record the end in its log, build its final
+// standings) may be done now, still being how long the contest's board has been as it is: at once for a
+// contest that ended less than Ending ago (a contest running out now, whose last verdicts come after its end and
+// are finalized again once they stop), else once the board has been still for quiet. A feed sent after its
+// contest's end (an import, a follow catching up) keeps the board moving: it says the end itself, and is
+// finalized whole, not from its first lines.
+func Settled(end, now time.Time, still, quiet time.Duration) bool {
+	return now.Sub(end) < Ending || still >= quiet
+}
 
 // DefaultStartTimeout is Config.StartTimeout's default; a migration waits for another server's within it.
 const DefaultStartTimeout = 20 * time.Second
@@ -570,9 +583,8 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 			// Scheduled for an end that moved later: wait for the new one.
 			return river.JobSnooze(end.Sub(now))
 		}
-		if still, err := w.cfg.Builder.Still(id); err == nil && still < w.cfg.Quiet {
-			// Events are still coming: a feed sent after its end, or the last verdicts.
-			return river.JobSnooze(w.cfg.Quiet - still)
+		if still, err := w.cfg.Builder.Still(id); err == nil && !Settled(end, time.Now(), still, w.cfg.Quiet) {
+			return river.JobSnooze(w.cfg.Quiet - still) // a feed still coming after its contest's end
 		}
 	}
 	begin := time.Now()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -77,5 +78,48 @@ func TestFeedAfterItsEndIsNotEndedByTheServer(t *testing.T) {
 	}
 	if len(states) != len(want) {
 		t.Errorf("the jury feed's states: got %d, want the feed's %d:\n%s", len(states), len(want), strings.Join(states, "\n"))
+	}
+}
+
+// A contest running out now is ended at its end, though its judges go on posting the verdicts of the last
+// submissions: an OI contest hidden until its end opens to the public then, not once the judges stop.
+func TestLiveContestEndedWhileJudging(t *testing.T) {
+	s := &main.Server{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken}
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	url := "http://" + s.Listening.String()
+	end := time.Now().Add(2 * time.Second)
+	start := end.Add(-time.Hour).UTC().Format(time.RFC3339Nano)
+	MustDo(t, "POST", url+"/api/v1/contests", `{"contest":{"id":"live","name":"Live","start_time":"`+start+`",
+		"duration":"1:00:00","scoreboard_freeze_duration":"0:00:00"},"problems":[{"id":"A","label":"A","ordinal":0}],
+		"teams":[{"id":"t1","name":"Alpha"}]}`, http.StatusCreated)
+	ended := func() bool {
+		req, err := http.NewRequest("GET", url+"/api/contests/live/event-feed?stream=false&view=jury", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+testAdminToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
+			if line := sc.Text(); strings.Contains(line, `"type":"state"`) && strings.Contains(line, `"ended":"`) {
+				return true
+			}
+		}
+		return false
+	}
+	// The judges post a verdict every 300 ms, past the end; the server looks every 5 s (ScheduleEvery).
+	for i := 0; time.Now().Before(end.Add(main.ScheduleEvery + 2*time.Second)); i++ {
+		MustDo(t, "POST", url+"/api/v1/contests/live/submissions", fmt.Sprintf(`{"id":"s%d","team_id":"t1","problem_id":"A","contest_time":"0:59:00"}`, i), http.StatusOK)
+		MustDo(t, "POST", url+"/api/v1/contests/live/judgements", fmt.Sprintf(`{"id":"j%d","submission_id":"s%d","judgement_type_id":"WA","start_contest_time":"0:59:01"}`, i, i), http.StatusOK)
+		time.Sleep(300 * time.Millisecond)
+	}
+	if !ended() {
+		t.Error("7 s after the end, the judges still posting: the log does not say the contest ended")
 	}
 }

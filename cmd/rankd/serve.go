@@ -60,10 +60,11 @@ type Server struct {
 	// FinalizeSettle is how long the log of an ended contest must stay still after late events before the
 	// contest is finalized again; LateSettle when zero.
 	FinalizeSettle time.Duration
-	// EndQuiet is how long the board of a contest whose time is up must have been still before the server
-	// records its end and builds its final standings; finalize.DefaultQuiet when zero. A contest's feed
-	// imported or followed after its end keeps it moving: the end it says (and its thaw) comes in its own
-	// time, not recorded by the server over its first lines, nor its first lines finalized.
+	// EndQuiet is how long the board of a contest whose end passed long ago must have been still before the
+	// server records its end and builds its final standings (see finalize.Settled); finalize.DefaultQuiet
+	// when zero. A contest's feed imported or followed after its end keeps it moving: the end it says (and
+	// its thaw) comes in its own time, not recorded by the server over its first lines, nor its first lines
+	// finalized.
 	EndQuiet time.Duration
 	// ClockTrustAfter is how long the clock, once it jumped forward, is not believed to say that a contest
 	// ended; ClockTrust when zero.
@@ -303,8 +304,8 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 				continue
 			}
 			// The log says when the contest ended (what an OI contest hidden until its end waits for), even
-			// should its finalization fail; once its feed has stopped coming, which may say it itself.
-			if still, err := s.engine.Still(id); err == nil && still >= cmp.Or(s.EndQuiet, finalize.DefaultQuiet) {
+			// should its finalization fail; a feed sent after its end says it itself (see finalize.Settled).
+			if still, err := s.engine.Still(id); err == nil && finalize.Settled(end, now, still, cmp.Or(s.EndQuiet, finalize.DefaultQuiet)) {
 				if err := s.engine.RecordEnd(ctx, id, now); err != nil && ctx.Err() == nil {
 					s.Logger.Warn("recording the end failed", slog.String("contest", id), slog.String("error", err.Error()))
 				}
