@@ -414,7 +414,13 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 			if nc, ns, ok := freezeChange(&ev); ok {
 				err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 					if ev.Type == rankd.EventState && !ev.Delete {
-						st := ev.State.KeepingThaw(b.State())
+						cur := b.State()
+						st := ev.State.KeepingThaw(cur)
+						if dropTaken && ev.State.Thawed == nil && cur.Thawed != nil && saysNothingNew(st, cur) {
+							// A state from before the thaw in a feed read again: history, a repeat of the state
+							// now (kept with the thaw, it would be a version never sent, stored anew).
+							st = cur
+						}
 						ev.State, ns = &st, &st
 					}
 					if err := engine.CheckFreeze(b, nc, ns, s.Now()); err != nil || admin {
@@ -451,6 +457,17 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 		resp.Skipped = rd.Skipped()
 	}
 	return resp, err
+}
+
+// saysNothingNew reports whether each time st gives is cur's.
+func saysNothingNew(st, cur rankd.State) bool {
+	for _, f := range [][2]*time.Time{{st.Started, cur.Started}, {st.Frozen, cur.Frozen}, {st.Ended, cur.Ended},
+		{st.Thawed, cur.Thawed}, {st.Finalized, cur.Finalized}, {st.EndOfUpdates, cur.EndOfUpdates}} {
+		if f[0] != nil && (f[1] == nil || !f[0].Equal(*f[1])) {
+			return false
+		}
+	}
+	return true
 }
 
 // part is a run of items queued for commit together.

@@ -329,7 +329,7 @@ func (a *appendCall) decide(accept func(i int) error) error {
 		key := objectKey{e.Event.Type, e.Event.ID}
 		if e.Token != "" {
 			switch use := a.tokens[e.Token]; {
-			case use.pos > 0 && use.object == key:
+			case use.pos > 0 && use.object == key && (!e.DropTakenToken || !a.newVersion(e, key, use.pos)):
 				a.results[i] = rankd.AppendResult{Pos: use.pos, Duplicate: true}
 				continue
 			case use.pos > 0 && !e.DropTakenToken:
@@ -378,6 +378,22 @@ func (a *appendCall) decide(accept func(i int) error) error {
 		a.keep = append(a.keep, i)
 	}
 	return nil
+}
+
+// newVersion reports whether entry e of object key, whose token names the object's version at pos, is a
+// version the log does not hold: not the object's latest, nor an earlier one of an object that only moves
+// forward, nor, for other objects, anything but what the token names, when the token names the latest. A
+// feed whose events were numbered anew gives a new version a token that named an older one (the contest's
+// state, most of all); a feed read again gives each version the token it had.
+func (a *appendCall) newVersion(e *rankd.LogEntry, key objectKey, pos int64) bool {
+	v := a.objects[key]
+	switch {
+	case e.Hash == "" || v.pos == 0 || e.Hash == v.hash:
+		return false
+	case key.typ.MovesForward():
+		return a.earlier[earlierKey{key, e.Hash}] == 0
+	}
+	return v.pos == pos
 }
 
 // duplicate answers entry i as a repeat of the event at pos. A token new to the log becomes another name of

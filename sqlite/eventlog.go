@@ -225,7 +225,7 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 			tk = key(tn)
 			j, found, taken := tokens.get(tk, tn)
 			switch {
-			case found && tokens.at(j).hash == ownerDigest(oh):
+			case found && tokens.at(j).hash == ownerDigest(oh) && (!e.DropTakenToken || !a.newVersion(i, on, tokens.at(j).pos)):
 				a.results[i] = rankd.AppendResult{Pos: tokens.at(j).pos, Duplicate: true}
 				continue
 			case found && !e.DropTakenToken:
@@ -292,6 +292,33 @@ func (a *appendCall) decide(accept func(i int) error) ([]int, error) {
 		keep = append(keep, i)
 	}
 	return keep, nil
+}
+
+// newVersion reports whether entry i, whose token names the version of its object (named on) at pos, is a
+// version the log does not hold: not the object's latest, nor an earlier one of an object that only moves
+// forward, nor, for other objects, anything but what the token names, when the token names the latest. A
+// feed whose events were numbered anew gives a new version a token that named an older one (the contest's
+// state, most of all); a feed read again gives each version the token it had.
+func (a *appendCall) newVersion(i int, on name, pos int64) bool {
+	e := &a.entries[i]
+	if e.Hash == "" {
+		return false
+	}
+	objects := &a.x.objects
+	j, found, _ := objects.get(keyOf(nameHash(on)), on)
+	if !found {
+		return false
+	}
+	o := objects.at(j)
+	h := a.hash(i)
+	if objects.sameHash(&o.hash, h) {
+		return false
+	}
+	if e.Event.Type.MovesForward() {
+		_, earlier := a.x.earlierVersion(e.Event.Type, e.Event.ID, h)
+		return !earlier
+	}
+	return o.pos == pos
 }
 
 // duplicate answers entry i as a repeat of the event at pos, whose object's nameHash is oh. A token new to

@@ -367,6 +367,21 @@ func testAppendDropTakenToken(t *testing.T, s Store) {
 			t.Errorf("entry %d: got token %q, want %q", i+1, log[i].Token, want)
 		}
 	}
+
+	// A token that names a version of the same object: a version the log does not hold, under it, is a new
+	// one (a feed numbered anew); a version it holds is a repeat of the token's event (a feed read again).
+	checkResults(t, "versions", MustAppend(t, s, "c2",
+		WithToken(judgement("j1", "pending"), "y1"), WithToken(Entry(rankd.EventTeam, "t1", "A"), "y2")),
+		[]rankd.AppendResult{stored(1), stored(2)})
+	checkResults(t, "new versions under their tokens", MustAppend(t, s, "c2",
+		drop(WithToken(judgement("j1", "AC"), "y1")), drop(WithToken(Entry(rankd.EventTeam, "t1", "B"), "y2"))),
+		[]rankd.AppendResult{dropped(stored(3)), dropped(stored(4))})
+	checkResults(t, "read again", MustAppend(t, s, "c2",
+		drop(WithToken(judgement("j1", "pending"), "y1")), drop(WithToken(Entry(rankd.EventTeam, "t1", "A"), "y2")),
+		drop(WithToken(judgement("j1", "AC"), "y1")), drop(WithToken(Entry(rankd.EventTeam, "t1", "B"), "y2"))),
+		[]rankd.AppendResult{dup(1), dup(2), dup(1), dup(2)})
+	checkResults(t, "not asking", MustAppend(t, s, "c2", WithToken(judgement("j1", "WA"), "y1")),
+		[]rankd.AppendResult{dup(1)})
 }
 
 func testAppendEmpty(t *testing.T, s Store) {

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -411,5 +412,72 @@ func TestImportTakenTokensInOrder(t *testing.T) {
 				t.Errorf("the board: got\n%s\nwant\n%s", got, want)
 			}
 		})
+	}
+}
+
+// A contest system reloaded from a backup sends each object's latest version, numbered anew: a token may now
+// name an earlier version of the same object (the contest's state, first of all: its last version, finalized,
+// comes under the token of its first, empty one). Imported over what the first part of the feed stored, the
+// board is the whole feed's, its state finalized.
+func TestImportLatestVersionsRenumbered(t *testing.T) {
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'})
+	type object struct{ typ, id string }
+	var order []object
+	latest := map[object][]byte{}
+	for _, l := range lines {
+		var ev struct{ Type, ID string }
+		if err := json.Unmarshal(l, &ev); err != nil {
+			t.Fatal(err)
+		}
+		o := object{ev.Type, ev.ID}
+		if _, ok := latest[o]; !ok {
+			order = append(order, o)
+		}
+		latest[o] = l
+	}
+	token := regexp.MustCompile(`"token":"[^"]*"`)
+	var reloaded []byte
+	for i, o := range order {
+		l := token.ReplaceAll(bytes.TrimSuffix(latest[o], []byte{'\n'}), fmt.Appendf(nil, `"token":"cdi%d"`, i))
+		reloaded = append(append(reloaded, l...), '\n')
+	}
+	dir := t.TempDir()
+	before, after := filepath.Join(dir, "before.ndjson"), filepath.Join(dir, "reloaded.ndjson")
+	if err := os.WriteFile(before, bytes.Join(lines[:2500], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(after, reloaded, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := StartRankd(t, t.TempDir())
+	MustRun(t, "import", "--server", p.URL, "--token", testAdminToken, "--feed", before, "--restart")
+	out, errOut, err := run("import", "--server", p.URL, "--token", testAdminToken, "--feed", after, "--restart", "--contest", "euc2025")
+	if err != nil {
+		t.Fatalf("import the reloaded feed: %v\n%s", err, errOut)
+	}
+	if _, _, _, rejected := importCounts(t, out); rejected != 0 {
+		t.Errorf("the reloaded feed: got %s%s, want nothing rejected", out, errOut)
+	}
+	for _, view := range []string{"jury", "public"} {
+		want := scoreboardRows(t, []byte(MustRun(t, "standings", "--feed", feed(t, "euc2025"), "--view", view, "--format", "ccs")))
+		if got := MustServedRows(t, p.URL, "euc2025", view); got != want {
+			t.Errorf("view %s: the board differs from the feed's:\ngot  %.600s\nwant %.600s", view, got, want)
+		}
+	}
+	resp, err := http.Get(p.URL + "/api/contests/euc2025/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Finalized    *string `json:"finalized"`
+		EndOfUpdates *string `json:"end_of_updates"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || st.Finalized == nil || st.EndOfUpdates == nil {
+		t.Errorf("the state: got %+v (%v), want finalized and ended for updates, as the reloaded feed says", st, err)
 	}
 }
