@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,22 +55,7 @@ func TestFeedAfterItsEndIsNotEndedByTheServer(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	time.Sleep(2500 * time.Millisecond) // still for longer than EndQuiet: an end would be recorded now
-	req, err := http.NewRequest("GET", url+"/api/contests/euc2025/event-feed?stream=false&view=jury", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testAdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var states []string
-	for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
-		if line := sc.Text(); strings.Contains(line, `"type":"state"`) {
-			states = append(states, line)
-		}
-	}
+	states := mustJuryStates(t, url, "euc2025")
 	var want []string
 	for _, l := range lines {
 		if bytes.Contains(l, []byte(`"type":"state"`)) {
@@ -96,22 +82,7 @@ func TestLiveContestEndedWhileJudging(t *testing.T) {
 		"duration":"1:00:00","scoreboard_freeze_duration":"0:00:00"},"problems":[{"id":"A","label":"A","ordinal":0}],
 		"teams":[{"id":"t1","name":"Alpha"}]}`, http.StatusCreated)
 	ended := func() bool {
-		req, err := http.NewRequest("GET", url+"/api/contests/live/event-feed?stream=false&view=jury", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+testAdminToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
-			if line := sc.Text(); strings.Contains(line, `"type":"state"`) && strings.Contains(line, `"ended":"`) {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(mustJuryStates(t, url, "live"), func(l string) bool { return strings.Contains(l, `"ended":"`) })
 	}
 	// The judges post a verdict every 300 ms, past the end; the server looks every 5 s (ScheduleEvery).
 	for i := 0; time.Now().Before(end.Add(main.ScheduleEvery + 2*time.Second)); i++ {
@@ -122,4 +93,26 @@ func TestLiveContestEndedWhileJudging(t *testing.T) {
 	if !ended() {
 		t.Error("7 s after the end, the judges still posting: the log does not say the contest ended")
 	}
+}
+
+// mustJuryStates returns the state events of a contest's jury event feed.
+func mustJuryStates(tb testing.TB, url, cid string) []string {
+	tb.Helper()
+	req, err := http.NewRequest("GET", url+"/api/contests/"+cid+"/event-feed?stream=false&view=jury", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var states []string
+	for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
+		if line := sc.Text(); strings.Contains(line, `"type":"state"`) {
+			states = append(states, line)
+		}
+	}
+	return states
 }
