@@ -362,19 +362,33 @@ type ccsOrganizationJSON struct {
 	Country    string `json:"country,omitempty"`
 }
 
+func ccsOrganizationOf(o rankd.Organization) ccsOrganizationJSON {
+	return ccsOrganizationJSON{ID: o.ID, Name: o.Name, FormalName: o.FormalName, Country: o.Country}
+}
+
 // ccsOrganizationObjects returns the CCS objects of the organizations of the teams view v lists: one that
 // only hidden teams belong to is not the public's to know of. Given only, of the organization with that id
 // alone.
 func ccsOrganizationObjects(b *board.Board, v rankd.View, only string) []ccsOrganizationJSON {
 	out := []ccsOrganizationJSON{}
+	if only != "" {
+		// Its teams alone are looked at: the view lists it when it lists one of them.
+		o, ok := b.Organization(only)
+		for _, t := range b.Teams() {
+			if ok && t.OrganizationID == only && len(listedTeams(b, v, t.ID)) > 0 {
+				return append(out, ccsOrganizationOf(o))
+			}
+		}
+		return out
+	}
 	seen := map[string]bool{}
 	for _, t := range listedTeams(b, v, "") {
-		if t.OrganizationID == "" || seen[t.OrganizationID] || only != "" && t.OrganizationID != only {
+		if t.OrganizationID == "" || seen[t.OrganizationID] {
 			continue
 		}
 		seen[t.OrganizationID] = true
 		if o, ok := b.Organization(t.OrganizationID); ok {
-			out = append(out, ccsOrganizationJSON{ID: o.ID, Name: o.Name, FormalName: o.FormalName, Country: o.Country})
+			out = append(out, ccsOrganizationOf(o))
 		}
 	}
 	return out
