@@ -121,13 +121,14 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	}
 	lines := cb.lines()
 	if _, err := ccs.NewReader(bytes.NewReader(lines[0])).Next(); err != nil {
-		return err // without a valid contest, the rest has no contest to go to: say what is wrong with it
+		// Without a valid contest, the rest has no contest to go to: say what is wrong with it.
+		return &rankd.Error{Code: rankd.ErrorCode(err), Message: elementMessage(rankd.ErrorMessage(err), 1, true)}
 	}
 	if len(cb.JudgementTypes) == 0 {
 		// After the bundle's objects, so that the answer numbers them as the bundle lists them.
 		lines = append(lines, defaultJudgementTypeLines()...)
 	}
-	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})), false)
+	resp, err := s.ingestBundle(r, id, lines)
 	if err != nil {
 		return err
 	}
@@ -135,6 +136,16 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 		return &rankd.Error{Code: first.Code, Message: first.Message}
 	}
 	return writeIngest(w, http.StatusCreated, &resp)
+}
+
+// ingestBundle submits a bundle's objects, one per line, and answers for each: the reader's "line n: " of a
+// refusal says "item n: ", n numbering the objects as the bundle lists them.
+func (s *Server) ingestBundle(r *http.Request, id string, lines [][]byte) (ingestResponse, error) {
+	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})), false)
+	for i := range resp.Results {
+		resp.Results[i].Message = elementMessage(resp.Results[i].Message, resp.Results[i].Item, false)
+	}
+	return resp, err
 }
 
 // updateContest applies a bundle to an existing contest: the contest object replaces the definition, the
@@ -162,7 +173,7 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(cb.lines(), []byte{'\n'})), false)
+	resp, err := s.ingestBundle(r, id, cb.lines())
 	if err != nil {
 		return err
 	}

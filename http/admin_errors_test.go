@@ -17,7 +17,7 @@ func TestContestBundleErrors(t *testing.T) {
 		without string // not in the message
 	}{
 		{name: "contest without a duration", edit: func(b map[string]any) { delete(b["contest"].(map[string]any), "duration") },
-			want: `"duration"`},
+			want: `"duration"`, without: "line 1"},
 		{name: "start time without its zone", edit: func(b map[string]any) { b["contest"].(map[string]any)["start_time"] = "2026-03-01T10:00:00" },
 			want: `"start_time"`},
 		{name: "unknown rules", edit: func(b map[string]any) { b["contest"].(map[string]any)["rankd"] = map[string]any{"rules": "foo"} },
@@ -27,7 +27,7 @@ func TestContestBundleErrors(t *testing.T) {
 		{name: "unknown member", edit: func(b map[string]any) { b["contestants"] = []any{} },
 			want: `unknown field "contestants"`, without: "json:"},
 		{name: "a team without its id", edit: func(b map[string]any) { b["teams"] = []any{map[string]any{"name": "Nameless"}} },
-			want: `line 3: teams: "id": required`}, // the contest, a group, then the team
+			want: `item 3: teams: "id": required`}, // the contest, a group, then the team
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := MustOpen(t)
@@ -36,7 +36,7 @@ func TestContestBundleErrors(t *testing.T) {
 			tc.edit(b)
 			var body struct{ Code, Message string }
 			status := http.StatusBadRequest
-			if strings.HasPrefix(tc.want, "line") {
+			if strings.HasPrefix(tc.want, "item") {
 				status = http.StatusCreated // the contest is created, the team rejected
 				var res struct {
 					Results []struct{ Code, Message string }
