@@ -511,7 +511,8 @@ func latestOf(jobs []*rivertype.JobRow) *rivertype.JobRow {
 // Forget removes the finalization jobs of a deleted contest: a contest created again with its id is then
 // finalized as a new one (a job filed for the same end, or log position, would be taken for one done
 // already) and its status starts idle. A job building is cancelled instead: one that has read the board
-// before the deletion may still store its standings (nothing ties final standings to a log).
+// before the deletion stores nothing, the store keeping final standings only of the log they were built from
+// (rankd.FinalStandings.Stored).
 func (s *Service) Forget(ctx context.Context, contestID string) error {
 	for {
 		jobs, err := s.jobsOf(ctx, contestID)

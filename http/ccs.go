@@ -374,8 +374,11 @@ func ccsOrganizationObjects(b *board.Board, v rankd.View, only string) []ccsOrga
 	if only != "" {
 		// Its teams alone are looked at: the view lists it when it lists one of them.
 		o, ok := b.Organization(only)
+		if !ok {
+			return out
+		}
 		for _, t := range b.Teams() {
-			if ok && t.OrganizationID == only && len(listedTeams(b, v, t.ID)) > 0 {
+			if t.OrganizationID == only && len(listedTeams(b, v, t.ID)) > 0 {
 				return append(out, ccsOrganizationOf(o))
 			}
 		}
