@@ -341,12 +341,23 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 	count := 0
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	// carried: the batch holds lines sent before, which wait for the next line; waiting: since the first
+	// carried batch, until the contest line comes.
+	carried, waiting := false, false
 	flush := func() error {
 		if count == 0 {
 			return nil
 		}
 		timer.Stop()
 		err := r.post(ctx, buf.Bytes(), r.sent+1)
+		var pe *postError
+		if errors.As(err, &pe) && pe.status == http.StatusNotFound && !r.defined && count < maxHeld && buf.Len() < maxImportBody {
+			// Lines before the feed's contest line (a state, in real feeds), for a contest the server does
+			// not have yet: they go again with the next lines, until the contest line comes with them.
+			carried, waiting = true, true
+			return nil
+		}
+		carried = false
 		r.sent += count
 		buf.Reset()
 		count = 0
@@ -355,12 +366,16 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 	}
 	// add puts a line in the batch, which goes when full or, at the latest, after the delay.
 	add := func(line []byte) error {
-		if count == 0 {
+		if count == 0 || carried {
 			timer.Reset(r.delay)
+			carried = false
 		}
+		r.defined = r.defined || feedLineContest(line) != ""
 		buf.Write(line)
 		buf.WriteByte('\n')
-		if count++; count >= r.batch || buf.Len() >= maxImportBody {
+		// Lines carried wait for the contest line, or the delay: not sent again with every line.
+		full := count+1 >= r.batch && (r.defined || !waiting)
+		if count++; full || buf.Len() >= maxImportBody {
 			return flush()
 		}
 		return nil
@@ -378,7 +393,6 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			case !ok:
 				return flush()
 			case r.contest != "":
-				r.defined = r.defined || feedLineContest(line) != ""
 				if err := add(line); err != nil {
 					return err
 				}
@@ -390,7 +404,6 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			}
 			if id := feedLineContest(line); id != "" {
 				r.setContest(id)
-				r.defined = true
 				for _, l := range r.held {
 					if err := add(l); err != nil {
 						return err

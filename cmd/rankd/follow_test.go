@@ -741,3 +741,41 @@ func TestFollowRankdLostTheContest(t *testing.T) {
 		t.Errorf("got %v; want an error saying the server lost the contest the feed defined", err)
 	}
 }
+
+// A feed whose first line, a state, comes before its contest line: the state goes with the contest line, not
+// alone to a contest the server does not have yet (404, and follow stopped), whether lines go one per request
+// or the state waits alone for longer than the delay.
+func TestFollowStateBeforeContest(t *testing.T) {
+	lines := make([][]byte, len(stateFirstFeed))
+	for i, l := range stateFirstFeed {
+		lines[i] = []byte(l + "\n")
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		first int // lines the feed sends before a pause
+	}{
+		{"one line per request", []string{"--batch", "1"}, len(lines)},
+		{"one line per request, the contest named", []string{"--batch", "1", "--contest", "sf"}, len(lines)},
+		{"the state alone for a while, the contest named", []string{"--contest", "sf"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			feed := &liveFeed{lines: lines, first: tc.first, release: make(chan struct{})}
+			src := httptest.NewServer(feed)
+			defer src.Close()
+			p := StartRankd(t, t.TempDir())
+			go func() {
+				time.Sleep(500 * time.Millisecond) // five times the delay
+				close(feed.release)
+			}()
+			_, errOut, err := mustFollow(t, append([]string{"--from", src.URL + "/feed", "--from-auth", "judge:secret",
+				"--server", p.URL, "--token", testAdminToken}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("%v; it said:\n%s", err, errOut)
+			}
+			if got := MustServedRows(t, p.URL, "sf", "public"); !strings.Contains(got, `"num_solved": 1`) {
+				t.Errorf("the public board: got %.300s, want T1 with one solved", got)
+			}
+		})
+	}
+}

@@ -70,13 +70,15 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *contest == "" {
-		if *contest, err = feedContest(ctx, f); err != nil {
-			return err
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
+	// The feed's lines before its contest line (a state, in real feeds) go with it: alone, to a contest the
+	// server does not have yet, they would be refused.
+	id, contestLine, err := feedContest(ctx, f, *contest != "")
+	if err != nil {
+		return err
+	}
+	*contest = cmp.Or(*contest, id)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
 	}
 	im := importer{
 		command: "import",
@@ -86,8 +88,9 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 		stderr:  m.Stderr,
 		state: importState{Server: base, Contest: *contest, Size: info.Size(),
 			Modified: info.ModTime().UTC()},
-		statePath: *statePath,
-		size:      info.Size(),
+		statePath:   *statePath,
+		size:        info.Size(),
+		contestLine: contestLine,
 	}
 	if im.statePath == "" {
 		im.statePath = defaultImportState(m.Stderr, *feedPath, im.state)
@@ -131,19 +134,26 @@ func (im *importer) retokenedNote() string {
 
 // feedContest returns the id of the first contest a feed defines. Bad lines are passed over; a feed that
 // cannot be read fails.
-func feedContest(ctx context.Context, r io.Reader) (string, error) {
+// feedContest returns the id of the feed's contest and the line that defines it. Given its id (named),
+// it looks no further than the feed's first submission or judgement, and a feed that defines no contest is
+// no error.
+func feedContest(ctx context.Context, r io.Reader, named bool) (id string, line int, err error) {
 	rd := ccs.NewReader(r)
 	for {
 		ev, err := rd.Next()
 		switch {
+		case err == io.EOF && named:
+			return "", 0, nil
 		case err == io.EOF:
-			return "", errors.New("the feed defines no contest: give --contest ID")
+			return "", 0, errors.New("the feed defines no contest: give --contest ID")
 		case err != nil && !badLine(err):
-			return "", err
+			return "", 0, err
 		case ctx.Err() != nil:
-			return "", ctx.Err()
+			return "", 0, ctx.Err()
 		case err == nil && ev.Type == rankd.EventContest && ev.Contest != nil && ev.Contest.ID != "":
-			return ev.Contest.ID, nil
+			return ev.Contest.ID, rd.Line(), nil
+		case err == nil && named && (ev.Type == rankd.EventSubmission || ev.Type == rankd.EventJudgement):
+			return "", 0, nil
 		}
 	}
 }
@@ -186,6 +196,9 @@ type importer struct {
 	state     importState
 	statePath string
 	size      int64 // of the feed, for the progress
+	// contestLine is the feed's line that defines its contest (0: none known): the lines before it wait
+	// for it, in the request that sends it.
+	contestLine int
 
 	skip                           int // lines the server has already acknowledged
 	sent                           int // lines sent and answered
@@ -287,7 +300,7 @@ func (im *importer) run(ctx context.Context, r io.Reader, n int) error {
 					first = line
 				}
 				buf.Write(withNewline(text))
-				if count++; count == n || buf.Len() >= maxImportBody {
+				if count++; count >= n && line >= im.contestLine || buf.Len() >= maxImportBody {
 					if err := flush(); err != nil {
 						return err
 					}

@@ -481,3 +481,35 @@ func TestImportLatestVersionsRenumbered(t *testing.T) {
 		t.Errorf("the state: got %+v (%v), want finalized and ended for updates, as the reloaded feed says", st, err)
 	}
 }
+
+// stateFirstFeed opens as the real feeds do (DOMjudge's, the World Finals'): a state line before the contest.
+var stateFirstFeed = []string{
+	`{"type":"state","data":{},"token":"s0"}`,
+	`{"type":"contest","id":"sf","data":{"id":"sf","name":"SF","start_time":"2026-03-01T10:00:00Z","duration":"5:00:00"},"token":"c0"}`,
+	`{"type":"judgement-types","id":"AC","data":{"id":"AC","name":"correct","penalty":false,"solved":true},"token":"j0"}`,
+	`{"type":"problems","id":"A","data":{"id":"A","label":"A","name":"A","ordinal":0},"token":"p0"}`,
+	`{"type":"teams","id":"t1","data":{"id":"t1","name":"T1"},"token":"t1"}`,
+	`{"type":"submissions","id":"s1","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:10:00.000","time":"2026-03-01T10:10:00Z"},"token":"x1"}`,
+	`{"type":"judgements","id":"j1","data":{"id":"j1","submission_id":"s1","judgement_type_id":"AC","start_contest_time":"0:10:01.000","start_time":"2026-03-01T10:10:01Z"},"token":"x2"}`,
+	`{"type":"state","data":{"started":"2026-03-01T10:00:00Z","ended":"2026-03-01T15:00:00Z","end_of_updates":"2026-03-01T15:00:00Z"},"token":"s1"}`,
+}
+
+// The lines of a feed before its contest line go with it, however small the batches: alone, the server has
+// no contest to take them into (404), and the import stopped at its first line.
+func TestImportStateBeforeContest(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "feed.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(stateFirstFeed, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{}, {"--contest", "sf"}} {
+		p := StartRankd(t, t.TempDir())
+		out := MustRun(t, append([]string{"import", "--server", p.URL, "--token", testAdminToken, "--feed", path,
+			"--batch", "1", "--state", filepath.Join(t.TempDir(), "s")}, args...)...)
+		if lines, accepted, _, rejected := importCounts(t, out); lines != len(stateFirstFeed) || rejected != 0 {
+			t.Errorf("%v: got %d lines, %d accepted, %d rejected; want %d lines, none rejected", args, lines, accepted, rejected, len(stateFirstFeed))
+		}
+		if got := MustServedRows(t, p.URL, "sf", "public"); !strings.Contains(got, `"num_solved": 1`) {
+			t.Errorf("%v: the public board: got %.300s, want T1 with one solved", args, got)
+		}
+	}
+}
