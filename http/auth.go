@@ -227,6 +227,9 @@ func (s *Server) viewFor(r *http.Request, contestID string) (rankd.View, error) 
 		return rankd.PublicView, nil
 	}
 	if q == "team" {
+		if t == anonymous {
+			return rankd.View{}, rankd.Errorf(rankd.EUNAUTHORIZED, "view team needs a team token of this contest")
+		}
 		if !own {
 			return rankd.View{}, rankd.Errorf(rankd.EFORBIDDEN, "view team needs a team token of this contest")
 		}

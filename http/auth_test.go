@@ -89,6 +89,8 @@ func TestViewsFollowTokens(t *testing.T) {
 		{"own team short", t2, "?view=team", http.StatusOK},
 		{"other team", t2, "?view=team:t1", http.StatusForbidden},
 		{"team anonymous", "", "?view=team:t1", http.StatusUnauthorized},
+		{"own team short anonymous", "", "?view=team", http.StatusUnauthorized},
+		{"own team short judge", judgeToken, "?view=team", http.StatusForbidden},
 		{"team judge", judgeToken, "?view=team:t1", http.StatusOK},
 		{"bad view", "", "?view=secret", http.StatusBadRequest},
 	}
