@@ -52,7 +52,7 @@ func (b *Board) Apply(ev *rankd.Event) (*Change, error) {
 	}
 	b.stats.Events++
 	b.commit()
-	b.noteRevealDone()
+	b.noteRevealDone(ev.Type)
 	return &b.change, nil
 }
 

@@ -81,8 +81,8 @@ type Board struct {
 	// reveals are the cells the steps of the stepwise reveal showed the public, in step order; revealed holds
 	// the same cells, to look them up (see reveal.go).
 	reveals []revealCell
-	// revealDone says that reveal steps were made and the public view hides no verdict any more: the
-	// reveal is complete (kept up to date by Apply once there are steps).
+	// revealDone says that the contest ended and the public view hides no verdict any more (see RevealDone),
+	// kept up to date by Apply.
 	revealDone bool
 	revealed   map[revealCell]struct{}
 

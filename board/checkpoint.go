@@ -266,7 +266,7 @@ func Restore(data []byte) (*Board, error) {
 	}
 	b.discard()
 	b.ownSeq, b.stats = s.OwnSeq, s.Stats
-	b.noteRevealDone()
+	b.noteRevealDone(rankd.EventReveal)
 	return b, nil
 }
 

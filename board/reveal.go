@@ -132,14 +132,21 @@ func (b *Board) Reveal() (step int, next *RevealCell, remaining int) {
 	return len(b.reveals), next, remaining
 }
 
-// RevealDone reports whether the stepwise reveal is complete: steps were made, and the public view hides no
-// verdict any more (it is as a thaw would leave it, though no thaw is recorded).
+// RevealDone reports whether the public view, after the contest's end, hides no verdict any more: every
+// hidden cell was revealed step by step, or none was hidden (no submission after the freeze). The board is
+// then as a thaw would leave it, though no thaw is recorded.
 func (b *Board) RevealDone() bool { return b.revealDone }
 
-// noteRevealDone brings revealDone up to date after an event; it costs a look at the cells only once a reveal
-// step was made, after the contest's end.
-func (b *Board) noteRevealDone() {
-	b.revealDone = len(b.reveals) > 0 && !b.anyHidden()
+// noteRevealDone brings revealDone up to date after an event of type t. It looks at the cells only after the
+// contest's end, and not for a judgement, which hides or shows no cell (a cell is hidden by its submissions'
+// times).
+func (b *Board) noteRevealDone(t rankd.EventType) {
+	switch {
+	case len(b.reveals) == 0 && b.state.Ended == nil:
+		b.revealDone = false
+	case t != rankd.EventJudgement:
+		b.revealDone = !b.anyHidden()
+	}
 }
 
 // RevealStep returns the cell step n (from 1) revealed, and false when there was no such step.

@@ -491,3 +491,36 @@ func BenchmarkReveal(b *testing.B) {
 		bd.Reveal()
 	}
 }
+
+// A board whose public view hides nothing once the contest ended (no submission after the freeze) is done
+// with its reveal though no step was made: as the reveal's last step leaves it. One with a frozen
+// submission is not, judged or not, until that cell is revealed; before the end nothing is done.
+func TestRevealDoneWithNothingHidden(t *testing.T) {
+	base := cat(icpcSetup(), []rankd.Event{teamEv("t1", "Ant"), teamEv("t2", "Bee")},
+		submit("1", "t1", "a", m(10), "AC"), submit("2", "t2", "b", m(30), "WA"))
+	for _, tt := range []struct {
+		name string
+		evs  []rankd.Event
+		want bool
+	}{
+		{"running", nil, false},
+		{"ended, nothing after the freeze", []rankd.Event{stateEv(endedState)}, true},
+		{"ended, a frozen submission", cat([]rankd.Event{subEv("3", "t2", "a", m(250)), stateEv(endedState)}), false},
+		{"ended, a frozen submission judged", cat(submit("3", "t2", "a", m(250), "AC"), []rankd.Event{stateEv(endedState)}), false},
+		{"ended, a frozen submission of a team banned", cat(submit("3", "t2", "a", m(250), "AC"),
+			[]rankd.Event{banEv("t2", true), stateEv(endedState)}), true},
+		{"ended, then a frozen submission judged after the end", cat([]rankd.Event{stateEv(endedState)},
+			submit("3", "t2", "a", m(250), "AC")), false},
+		{"reopened", []rankd.Event{stateEv(endedState), stateEv(rankd.State{Started: &stateStart})}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := MustBoard(t, base, tt.evs)
+			if got := b.RevealDone(); got != tt.want {
+				t.Errorf("got done %t, want %t", got, tt.want)
+			}
+			if got := restore(t, b).RevealDone(); got != tt.want {
+				t.Errorf("restored from its checkpoint: got done %t, want %t", got, tt.want)
+			}
+		})
+	}
+}
