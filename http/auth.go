@@ -2,6 +2,7 @@ package http
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"rankd"
 )
@@ -20,6 +22,11 @@ import (
 type Auth struct {
 	static []rankd.Token
 	store  rankd.TokenStore
+	// known holds the tokens the store gave, by their secret's digest: while the store cannot be reached (a
+	// database down), their holders are still known, and a team still reads its board. Each is looked up
+	// again at every request the store answers, so a revoked one goes at its next request.
+	knownMu sync.Mutex
+	known   map[[sha256.Size]byte]rankd.Token
 }
 
 // Config is the server's configuration file (JSON).
@@ -161,11 +168,22 @@ func (a *Auth) identify(r *http.Request) (rankd.Token, error) {
 	if a.store != nil {
 		// The store looks tokens up by a digest, which says nothing of how close a guess was.
 		t, err := a.store.LookupToken(r.Context(), secret)
+		digest := sha256.Sum256([]byte(secret))
+		a.knownMu.Lock()
+		defer a.knownMu.Unlock()
 		switch rankd.ErrorCode(err) {
 		case "":
+			if a.known == nil {
+				a.known = map[[sha256.Size]byte]rankd.Token{}
+			}
+			a.known[digest] = t
 			return t, nil
 		case rankd.ENOTFOUND:
+			delete(a.known, digest)
 		default:
+			if t, ok := a.known[digest]; ok && rankd.ErrorCode(err) == rankd.EUNAVAILABLE {
+				return t, nil
+			}
 			return rankd.Token{}, err
 		}
 	}
