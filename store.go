@@ -87,6 +87,9 @@ type EventLog interface {
 	// Contests returns the ids of the contests that have a log (at least one stored entry), in bytewise id
 	// order.
 	Contests(ctx context.Context) ([]string, error)
+	// Began returns when a contest's log began: the Stored time of its first entry; the zero time for a
+	// contest without a log.
+	Began(ctx context.Context, contestID string) (time.Time, error)
 }
 
 // ContestDeleter deletes contests: what an organiser does with a test contest, or the demo, once done.

@@ -312,6 +312,7 @@ type contest struct {
 	moved     atomic.Int64
 	movedPos  int64
 	lastCheck atomic.Int64 // the position of the latest checkpoint
+	began     atomic.Int64 // when the log began (see Fed), unix ns; 0 until read
 	// checkpointing says that a checkpoint is being taken behind the committer (checkpointBehind).
 	checkpointing atomic.Bool
 	// stale says that the board may hold events the log does not (a commit failed, and so did the rebuild

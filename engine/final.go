@@ -23,6 +23,42 @@ func (e *Engine) End(contestID string) (time.Time, error) {
 	return end, err
 }
 
+// Fed reports whether a contest's whole log was stored after the contest's end (an import of a past contest, a
+// follow catching up), and whether its state says it ended. Such a log says its end itself, when its feed
+// comes to it: the server records none over it, however long the feed pauses (an import interrupted and
+// resumed later), and finalizes it once its state says it ended (see finalize.Settled). A contest without a
+// start time: EINVALID, as End.
+func (e *Engine) Fed(ctx context.Context, contestID string) (fed, ended bool, err error) {
+	var end time.Time
+	err = e.Read(contestID, func(b *board.Board, _ int64) error {
+		if b.Start().IsZero() {
+			return rankd.Errorf(rankd.EINVALID, "contest %q has no start time, so no end", contestID)
+		}
+		end, ended = b.Start().Add(b.Contest().Duration), b.State().Ended != nil
+		return nil
+	})
+	if err != nil {
+		return false, false, err
+	}
+	e.mu.RLock()
+	c, ok := e.contests[contestID]
+	e.mu.RUnlock()
+	if !ok {
+		return false, false, e.unknown(contestID)
+	}
+	// When the log began never changes: read once.
+	began := c.began.Load()
+	if began == 0 {
+		at, err := e.store.Began(ctx, contestID)
+		if err != nil || at.IsZero() {
+			return false, ended, err
+		}
+		began = at.UnixNano()
+		c.began.Store(began)
+	}
+	return !time.Unix(0, began).Before(end), ended, nil
+}
+
 // RecordEnd stores the end of a contest whose time is up at now but whose state does not say it ended yet.
 // The board reads no clock: until its log says so, a contest has not ended for it, and an OI contest hidden
 // from the public until its end stays hidden. It does nothing before the end, for a contest without a start

@@ -50,6 +50,9 @@ type Builder interface {
 	Final(ctx context.Context, contestID string) (rankd.FinalStandings, error)
 	// Still returns how long a contest's board has been as it is (see engine.Engine.Still).
 	Still(contestID string) (time.Duration, error)
+	// Fed reports whether a contest's whole log was stored after its end, and whether its state says it
+	// ended (see engine.Engine.Fed).
+	Fed(ctx context.Context, contestID string) (fed, ended bool, err error)
 }
 
 // Cache is a copy of the final standings that readers share (package redis). The store stays the truth: a
@@ -118,13 +121,20 @@ const DefaultQuiet = 5 * time.Second
 const Ending = time.Minute
 
 // Settled reports whether what a server does at a contest's end (record the end in its log, build its final
-// standings) may be done now, still being how long the contest's board has been as it is: at once for a
-// contest that ended less than Ending ago (a contest running out now, whose last verdicts come after its end and
-// are finalized again once they stop), else once the board has been still for quiet. A feed sent after its
-// contest's end (an import, a follow catching up) keeps the board moving: it says the end itself, and is
-// finalized whole, not from its first lines.
-func Settled(end, now time.Time, still, quiet time.Duration) bool {
-	return now.Sub(end) < Ending || still >= quiet
+// standings) may be done now, still being how long the contest's board has been as it is. For a contest whose
+// log was all sent after its end (fed: an import, a follow catching up), never before its log says it ended
+// (the server records no end over a feed, which says it itself: an import interrupted and resumed an hour
+// later is not ended at the line it stopped at), then once still for quiet. For others: at once when it
+// ended less than Ending ago (a contest running out now, whose last verdicts come after its end and are
+// finalized again once they stop), else once still for quiet (a server that was down at the end).
+func Settled(end, now time.Time, still, quiet time.Duration, fed, ended bool) bool {
+	switch {
+	case fed:
+		return ended && still >= quiet
+	case now.Sub(end) < Ending:
+		return true
+	}
+	return still >= quiet
 }
 
 // DefaultStartTimeout is Config.StartTimeout's default; a migration waits for another server's within it.
@@ -584,8 +594,17 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 			// Scheduled for an end that moved later: wait for the new one.
 			return river.JobSnooze(end.Sub(now))
 		}
-		if still, err := w.cfg.Builder.Still(id); err == nil && !Settled(end, time.Now(), still, w.cfg.Quiet) {
-			return river.JobSnooze(w.cfg.Quiet - still) // a feed still coming after its contest's end
+		still, err := w.cfg.Builder.Still(id)
+		if err != nil {
+			return err
+		}
+		fed, ended, err := w.cfg.Builder.Fed(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !Settled(end, time.Now(), still, w.cfg.Quiet, fed, ended) {
+			// A feed still coming after its contest's end, or paused before it says the end.
+			return river.JobSnooze(max(w.cfg.Quiet-still, w.cfg.Quiet/4))
 		}
 	}
 	begin := time.Now()

@@ -660,3 +660,54 @@ func TestDeletedWhileBuilding(t *testing.T) {
 		t.Errorf("final standings of the contest created again: got version %d at %d (%v), want none", f.Version, f.Pos, err)
 	}
 }
+
+// A contest whose whole log came after its end (an import of a past contest) is finalized once its log says
+// it ended, not from the lines before, however long the feed pauses: an import interrupted before the feed's
+// end published a partial board as final.
+func TestFedContestWaitsForItsEnd(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := sqlite.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	e := engine.New(st, nil)
+	if err := e.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	var beforeEnd, ending []rankd.LogEntry
+	for _, le := range contestEntries(t) {
+		if le.Event.Type == rankd.EventState && le.Event.State.Ended != nil {
+			ending = append(ending, le)
+		} else if ending == nil {
+			beforeEnd = append(beforeEnd, le)
+		}
+	}
+	if len(ending) != 1 {
+		t.Fatalf("the generated contest has %d states saying it ended, want 1", len(ending))
+	}
+	if _, err := e.Submit(ctx, "c", beforeEnd); err != nil {
+		t.Fatal(err)
+	}
+	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
+	end, err := e.End("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Schedule(ctx, "c", end); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // River makes the job available within a few seconds; Quiet is 100 ms
+	if got, err := s.Status(ctx, "c"); err != nil || got.State == finalize.Done || got.Version != 0 {
+		t.Fatalf("the feed paused before its end: got %+v, %v; want not finalized", got, err)
+	}
+	if _, err := e.Submit(ctx, "c", ending); err != nil {
+		t.Fatal(err)
+	}
+	if done := MustReach(t, s, finalize.Done); done.Version != 1 {
+		t.Errorf("got version %d, want 1", done.Version)
+	}
+	MustMatchBoard(t, st, e)
+}

@@ -637,3 +637,20 @@ func (db *DB) Contests(ctx context.Context) ([]string, error) {
 	}
 	return ids, nil
 }
+
+// Began returns when a contest's log began; see rankd.EventLog.
+func (db *DB) Began(ctx context.Context, contestID string) (time.Time, error) {
+	if !rankd.ValidText(contestID) {
+		return time.Time{}, nil
+	}
+	var stored time.Time
+	err := db.pool.QueryRow(ctx, `SELECT stored_at FROM events
+		WHERE contest = (SELECT key FROM contests WHERE id = $1) ORDER BY pos LIMIT 1`, contestID).Scan(&stored)
+	switch {
+	case errNoRows(err):
+		return time.Time{}, nil
+	case err != nil:
+		return time.Time{}, fail(ctx, "log start", err)
+	}
+	return stored.UTC(), nil
+}

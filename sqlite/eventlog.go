@@ -1,6 +1,8 @@
 package sqlite
 
 import (
+	"time"
+
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -469,4 +471,18 @@ func (db *DB) Contests(ctx context.Context) ([]string, error) {
 		return nil, fail(ctx, "contests", err)
 	}
 	return ids, nil
+}
+
+// Began returns when a contest's log began; see rankd.EventLog.
+func (db *DB) Began(ctx context.Context, contestID string) (time.Time, error) {
+	var stored int64
+	err := db.read.QueryRowContext(ctx, `SELECT stored_at FROM segments
+		WHERE contest = (SELECT key FROM contests WHERE id = ?) ORDER BY first_pos LIMIT 1`, contestID).Scan(&stored)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return time.Time{}, nil
+	case err != nil:
+		return time.Time{}, fail(ctx, "log start", err)
+	}
+	return fromUnixNano(stored), nil
 }

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Replay", testReplay},
 		{"ReplayStops", testReplayStops},
 		{"Contests", testContests},
+		{"Began", testBegan},
 		{"Checkpoints", testCheckpoints},
 		{"Submissions", testSubmissions},
 		{"SubmissionVersions", testSubmissionVersions},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,55 +16,121 @@ import (
 	main "rankd/cmd/rankd"
 )
 
-// A contest's feed sent long after its end (an import, a follow catching up) says when the contest ended
-// itself: the server does not record an end of its own over the feed's first lines, which the feed's next
-// states (started, frozen: not ended) would then take back, so that the jury's event feed would end the
-// contest, reopen it and end it again. The feed's own states are the log's.
-func TestFeedAfterItsEndIsNotEndedByTheServer(t *testing.T) {
-	s := &main.Server{Addr: "127.0.0.1:0", DataDir: t.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken,
+// startQuickEnding starts a server that records ends and finalizes after short quiets (EndQuiet 500 ms,
+// FinalizeSettle 1 s, the scheduler looking every second) and returns its URL.
+func startQuickEnding(tb testing.TB) string {
+	tb.Helper()
+	s := &main.Server{Addr: "127.0.0.1:0", DataDir: tb.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken,
 		FinalizeSettle: time.Second, EndQuiet: 500 * time.Millisecond}
 	if err := s.Open(context.Background()); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	defer s.Close(context.Background())
-	url := "http://" + s.Listening.String()
-	data, err := os.ReadFile(feed(t, "euc2025"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(bytes.TrimSpace(data), []byte{'\n'})
-	post := func(part [][]byte) {
-		t.Helper()
-		req, err := http.NewRequest("POST", url+"/api/v1/contests/euc2025/events", bytes.NewReader(bytes.Join(part, nil)))
+	tb.Cleanup(func() { _ = s.Close(context.Background()) })
+	return "http://" + s.Listening.String()
+}
+
+// mustPostLines posts feed lines to contest cid, in parts of 150 lines 300 ms apart (a feed coming for a
+// while).
+func mustPostLines(tb testing.TB, url, cid string, lines [][]byte) {
+	tb.Helper()
+	for i := 0; i < len(lines); i += 150 {
+		req, err := http.NewRequest("POST", url+"/api/v1/contests/"+cid+"/events", bytes.NewReader(bytes.Join(lines[i:min(i+150, len(lines))], nil)))
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		req.Header.Set("Authorization", "Bearer "+testAdminToken)
 		req.Header.Set("Content-Type", "application/x-ndjson")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("posting lines: got status %d", resp.StatusCode)
+			tb.Fatalf("posting lines: got status %d", resp.StatusCode)
 		}
-	}
-	// The scheduler looks every second (FinalizeSettle); the feed comes in parts 300 ms apart.
-	for i := 0; i < len(lines); i += 150 {
-		post(lines[i:min(i+150, len(lines))])
 		time.Sleep(300 * time.Millisecond)
 	}
-	time.Sleep(2500 * time.Millisecond) // still for longer than EndQuiet: an end would be recorded now
-	states := mustJuryStates(t, url, "euc2025")
-	var want []string
+}
+
+// statesOf returns the state lines of feed lines.
+func statesOf(lines [][]byte) []string {
+	var states []string
 	for _, l := range lines {
 		if bytes.Contains(l, []byte(`"type":"state"`)) {
-			want = append(want, strings.TrimSpace(string(l)))
+			states = append(states, strings.TrimSpace(string(l)))
 		}
 	}
-	if len(states) != len(want) {
-		t.Errorf("the jury feed's states: got %d, want the feed's %d:\n%s", len(states), len(want), strings.Join(states, "\n"))
+	return states
+}
+
+// A contest's feed sent long after its end (an import, a follow catching up) says when the contest ended
+// itself: the server does not record an end of its own over the feed's first lines, which the feed's next
+// states (started, frozen: not ended) would then take back, so that the jury's event feed would end the
+// contest, reopen it and end it again; nor over a feed that pauses before its end (an import interrupted and
+// resumed later), whose first lines were finalized as the contest's final standings (another winner). The
+// feed's own states are the log's, and the final standings are the whole feed's.
+func TestFeedAfterItsEndIsNotEndedByTheServer(t *testing.T) {
+	url := startQuickEnding(t)
+	data, err := os.ReadFile(feed(t, "euc2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSpace(data), []byte{'\n'})
+	ended := slices.IndexFunc(lines, func(l []byte) bool {
+		return bytes.Contains(l, []byte(`"type":"state"`)) && bytes.Contains(l, []byte(`"ended":"`))
+	})
+	paused := lines[:ended/2]
+	mustPostLines(t, url, "euc2025", paused)
+	time.Sleep(2500 * time.Millisecond) // still for longer than EndQuiet: an end would be recorded now
+	if got, want := mustJuryStates(t, url, "euc2025"), statesOf(paused); len(got) != len(want) {
+		t.Errorf("the feed paused: the jury feed's states: got %d, want the feed's %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	req, err := http.NewRequest("GET", url+"/api/v1/contests/euc2025/final", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the feed paused: GET final: got status %d, want 404 (no final standings)", resp.StatusCode)
+	}
+
+	mustPostLines(t, url, "euc2025", lines[len(paused):])
+	time.Sleep(2500 * time.Millisecond)
+	if got, want := mustJuryStates(t, url, "euc2025"), statesOf(lines); len(got) != len(want) {
+		t.Errorf("the jury feed's states: got %d, want the feed's %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	var want []struct {
+		TeamID string `json:"team_id"`
+	}
+	if err := json.Unmarshal([]byte(scoreboardRows(t, []byte(MustRun(t, "standings", "--feed", feed(t, "euc2025"), "--view", "jury", "--format", "ccs")))), &want); err != nil {
+		t.Fatal(err)
+	}
+	var final struct {
+		Rows []struct {
+			TeamID string `json:"team_id"`
+		} `json:"rows"`
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			err = json.NewDecoder(resp.Body).Decode(&final)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		resp.Body.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("no final standings 20 s after the feed: status %d", resp.StatusCode)
+		}
+	}
+	if len(final.Rows) == 0 || final.Rows[0].TeamID != want[0].TeamID {
+		t.Errorf("the final standings' first row: got %+v, want the feed's winner, team %s", final.Rows[:min(1, len(final.Rows))], want[0].TeamID)
 	}
 }
 

@@ -42,7 +42,9 @@ func testLateVerdicts(t *testing.T, restart bool) {
 	}
 	s := open()
 	defer func() { s.Close(context.Background()) }()
-	start := time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)
+	// Ending 3 s after it is created: a contest whose whole log came after its end waits for its feed to say it
+	// ended (see TestFeedAfterItsEndIsNotEndedByTheServer).
+	start := time.Now().Add(3*time.Second - time.Hour).UTC().Format(time.RFC3339Nano)
 	MustDo(t, "POST", url+"/api/v1/contests", `{"contest":{"id":"late","name":"Late","start_time":"`+start+`",
 		"duration":"1:00:00","scoreboard_freeze_duration":"0:00:00"},"problems":[{"id":"A","label":"A","ordinal":0}],
 		"teams":[{"id":"t1","name":"Alpha"}]}`, http.StatusCreated)

@@ -303,9 +303,17 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 				delete(late, id)
 				continue
 			}
+			still, err := s.engine.Still(id)
+			if err != nil {
+				continue
+			}
+			fed, ended, err := s.engine.Fed(ctx, id)
+			if err != nil {
+				continue // the store is down: what fails with it says so, and the next look tries again
+			}
 			// The log says when the contest ended (what an OI contest hidden until its end waits for), even
 			// should its finalization fail; a feed sent after its end says it itself (see finalize.Settled).
-			if still, err := s.engine.Still(id); err == nil && finalize.Settled(end, now, still, cmp.Or(s.EndQuiet, finalize.DefaultQuiet)) {
+			if !fed && finalize.Settled(end, now, still, cmp.Or(s.EndQuiet, finalize.DefaultQuiet), fed, ended) {
 				if err := s.engine.RecordEnd(ctx, id, now); err != nil && ctx.Err() == nil {
 					s.Logger.Warn("recording the end failed", slog.String("contest", id), slog.String("error", err.Error()))
 				}
@@ -322,7 +330,9 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 				late[id] = l
 			case pos != l.pos:
 				l.pos, l.moved = pos, now
-			case !l.moved.IsZero() && now.Sub(l.moved) >= settle:
+			case !l.moved.IsZero() && now.Sub(l.moved) >= settle && (!fed || ended):
+				// A feed sent after its contest's end is finalized once it says the end, not from its lines
+				// before a pause.
 				l.moved = time.Time{}
 				// Once, whichever servers saw the events: each asks for the same position.
 				filed, err := s.finalizer.RunAt(ctx, id, pos)
