@@ -141,6 +141,18 @@ func MustOpenSQLite(tb testing.TB, path string, cfg finalize.Config) *finalize.S
 	return s
 }
 
+// MustScheduleAtEnd schedules the finalization of contest c at its end.
+func MustScheduleAtEnd(tb testing.TB, s *finalize.Service, e *engine.Engine) {
+	tb.Helper()
+	end, err := e.End("c")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Schedule(context.Background(), "c", end); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // MustReach waits for a contest's finalization to reach state want, and returns its status.
 func MustReach(tb testing.TB, s *finalize.Service, want finalize.State) finalize.Status {
 	tb.Helper()
@@ -225,13 +237,7 @@ func TestScheduleWaitsForTheFeed(t *testing.T) {
 	cfg := quick(st, e)
 	cfg.Quiet = 500 * time.Millisecond
 	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), cfg)
-	end, err := e.End("c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Schedule(ctx, "c", end); err != nil {
-		t.Fatal(err)
-	}
+	MustScheduleAtEnd(t, s, e)
 	// River makes a job scheduled in the past available within a few seconds: the feed comes for longer.
 	for i := range 40 {
 		late, err := engine.Entry(rankd.Event{Type: rankd.EventTeam, Team: &rankd.Team{ID: fmt.Sprint("late", i), Name: "Late"}})
@@ -596,13 +602,7 @@ func TestForgetDeletedContest(t *testing.T) {
 	ctx := context.Background()
 	st, e, dir := MustContestStore(t)
 	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
-	end, err := e.End("c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Schedule(ctx, "c", end); err != nil {
-		t.Fatal(err)
-	}
+	MustScheduleAtEnd(t, s, e)
 	MustReach(t, s, finalize.Done)
 	if err := e.Delete(ctx, "c"); err != nil {
 		t.Fatal(err)
@@ -616,9 +616,7 @@ func TestForgetDeletedContest(t *testing.T) {
 	if _, err := e.Submit(ctx, "c", contestEntries(t)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Schedule(ctx, "c", end); err != nil {
-		t.Fatal(err)
-	}
+	MustScheduleAtEnd(t, s, e)
 	if got := MustReach(t, s, finalize.Done); got.Version != 1 {
 		t.Errorf("the contest created again: got version %d, want 1", got.Version)
 	}
@@ -692,13 +690,7 @@ func TestFedContestWaitsForItsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
-	end, err := e.End("c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Schedule(ctx, "c", end); err != nil {
-		t.Fatal(err)
-	}
+	MustScheduleAtEnd(t, s, e)
 	time.Sleep(3 * time.Second) // River makes the job available within a few seconds; Quiet is 100 ms
 	if got, err := s.Status(ctx, "c"); err != nil || got.State == finalize.Done || got.Version != 0 {
 		t.Fatalf("the feed paused before its end: got %+v, %v; want not finalized", got, err)
