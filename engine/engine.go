@@ -132,6 +132,10 @@ func (q *quiet) allow(key string) bool {
 	return true
 }
 
+// Quietly reports whether a failure that repeats while a store is down, named key (say "event feed c1"),
+// may be logged now: each at most once per 10 s, so that the log stays readable.
+func (e *Engine) Quietly(key string) bool { return e.quiet.allow(key) }
+
 // New returns an engine over store, reporting to metrics (nil for none). Call Open before serving it.
 func New(store Store, metrics *Metrics) *Engine {
 	e := &Engine{
@@ -939,7 +943,9 @@ func (e *Engine) follow(ctx context.Context, c *contest) error {
 			return nil
 		}
 		if err != nil && !more {
-			e.Logger.Warn("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
+			if e.quiet.allow("follow " + c.id) {
+				e.Logger.Warn("following the log failed", slog.String("contest", c.id), slog.String("error", err.Error()))
+			}
 			return err
 		}
 		if n == 0 {

@@ -105,7 +105,8 @@ func (e *Engine) projectLoop(c *contest) {
 			wait = 0
 		} else {
 			wait = min(max(2*wait, projectRetryMin), projectRetryMax)
-			if e.quiet.allow("projection " + c.id) {
+			// A board being rebuilt is the log's store failing, which says so itself: Redis is not.
+			if !errors.Is(err, errBoardRebuilding) && e.quiet.allow("projection "+c.id) {
 				e.Logger.Warn("projection failed; retrying", slog.String("contest", c.id), slog.Duration("in", wait),
 					slog.String("error", err.Error()))
 			}
@@ -162,6 +163,9 @@ func (e *Engine) checkProjection(ctx context.Context, c *contest, start bool) {
 	}
 }
 
+// errBoardRebuilding is why a board being rebuilt from the log is not projected yet.
+var errBoardRebuilding = rankd.Errorf(rankd.EUNAVAILABLE, "the board is being rebuilt")
+
 // errFound stops a look at the log once it found what it looked for.
 var errFound = errors.New("found")
 
@@ -190,7 +194,7 @@ func (e *Engine) project(ctx context.Context, c *contest) error {
 	c.rlock()
 	if c.stale {
 		c.runlock()
-		return rankd.Errorf(rankd.EUNAVAILABLE, "the board is being rebuilt")
+		return errBoardRebuilding
 	}
 	if c.board.Contest().ID == "" {
 		c.runlock()

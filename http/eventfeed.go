@@ -232,10 +232,21 @@ func (f *feedReader) seek(ctx context.Context, t feedToken) error {
 	return nil
 }
 
-// feedUnreadable logs why contest cid's log could not be read for its event feed, and returns the error its
-// client gets: the contest's feed is unavailable (its board may be served still, from a checkpoint).
+// feedUnreadable logs why contest cid's log could not be read for its event feed (at most once per 10 s:
+// every client asks again), and returns the error its client gets: the contest's feed is unavailable (its
+// board may be served still, from memory or a checkpoint), for now when the store is (a database down).
 func (s *Server) feedUnreadable(cid string, err error) error {
-	s.Logger.Error("event feed: reading the log failed", slog.String("contest", cid), slog.String("error", err.Error()))
+	down := rankd.ErrorCode(err) == rankd.EUNAVAILABLE
+	if s.Engine.Quietly("event feed " + cid) {
+		if down {
+			s.Logger.Warn("event feed: the store is unavailable", slog.String("contest", cid), slog.String("error", err.Error()))
+		} else {
+			s.Logger.Error("event feed: reading the log failed", slog.String("contest", cid), slog.String("error", err.Error()))
+		}
+	}
+	if down {
+		return rankd.Errorf(rankd.EUNAVAILABLE, "the event feed of contest %q cannot be read now: the store is unavailable; retry", cid)
+	}
 	return rankd.Errorf(rankd.EUNAVAILABLE, "the event feed of contest %q cannot be read: its stored log could not be read (the server's log says why)", cid)
 }
 

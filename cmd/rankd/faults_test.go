@@ -285,3 +285,55 @@ func TestServeLogsSilentPostgres(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// PostgreSQL down under a node that serves teams and event feeds: a team whose token the node saw used keeps
+// reading its board (all teams' boards answered 503 for the whole outage); an event feed answers 503 saying
+// the store is unavailable, not that its log is damaged, and the node logs that once per 10 s, not at every
+// request; looking for other servers' events is not logged every second either.
+func TestPostgresDownForTeamsAndFeeds(t *testing.T) {
+	proxy := pgtest.MustProxy(t, pgtest.MustSchema(t))
+	redis := MustStartRedis(t)
+	cfg := gen.Config{Seed: 5, ContestID: "down", Teams: 10, Problems: 3, Submissions: 100}.WithDefaults()
+	data, _ := genFeed(t, cfg)
+	node := StartRankd(t, t.TempDir(), "--postgres", proxy.URL, "--redis", redis.URL())
+	if _, err := postFeed(node.URL, cfg.ContestID, data); err != nil {
+		t.Fatal(err)
+	}
+	team := MustIssueTeamToken(t, node.URL, cfg.ContestID, "1")
+	board := node.URL + "/api/v1/contests/" + cfg.ContestID + "/scoreboard?view=team"
+	if code := MustStatus(t, board, team); code != http.StatusOK {
+		t.Fatalf("the team's board: got status %d, want 200", code)
+	}
+	proxy.Cut()
+	defer proxy.Restore()
+	feed := node.URL + "/api/contests/" + cfg.ContestID + "/event-feed?stream=false"
+	for range 5 {
+		if code := MustStatus(t, board, team); code != http.StatusOK {
+			t.Errorf("the team's board, PostgreSQL down: got status %d, want 200", code)
+		}
+		req, err := http.NewRequest("GET", feed, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "the store is unavailable; retry") {
+			t.Errorf("the event feed, PostgreSQL down: got %d %s, want 503 saying the store is unavailable", resp.StatusCode, body)
+		}
+		time.Sleep(600 * time.Millisecond)
+	}
+	logs := node.Logs()
+	if n := strings.Count(logs, "event feed: the store is unavailable"); n != 1 {
+		t.Errorf("the event feed's failure: got %d lines in the log, want 1 in 3 s", n)
+	}
+	if n := strings.Count(logs, "event feed: reading the log failed"); n != 0 {
+		t.Errorf("got %d lines saying the log could not be read, want none: the store is down, the log is whole", n)
+	}
+	if n := strings.Count(logs, "following the log failed"); n > 2 {
+		t.Errorf("looking for other servers' events: got %d lines in the log in 3 s, want at most one per 10 s", n)
+	}
+}

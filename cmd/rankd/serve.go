@@ -464,7 +464,7 @@ func (s *Server) follow(ctx context.Context) {
 		case <-tick.C:
 			err = bounded(s.engine.Sync)
 		}
-		if err != nil && ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil && s.engine.Quietly("follow") {
 			s.Logger.Warn("following the log failed", slog.String("error", err.Error()))
 		}
 	}
