@@ -137,6 +137,10 @@ func Settled(end, now time.Time, still, quiet time.Duration, fed, ended bool) bo
 	return still >= quiet
 }
 
+// fedWait is how often the finalization at the end of a contest whose feed came after its end looks again
+// whether the feed said the end.
+const fedWait = 5 * time.Second
+
 // DefaultStartTimeout is Config.StartTimeout's default; a migration waits for another server's within it.
 const DefaultStartTimeout = 20 * time.Second
 
@@ -595,16 +599,20 @@ func (w *worker) Work(ctx context.Context, job *river.Job[args]) error {
 			return river.JobSnooze(end.Sub(now))
 		}
 		still, err := w.cfg.Builder.Still(id)
-		if err != nil {
-			return err
+		var fed, ended bool
+		if err == nil {
+			fed, ended, err = w.cfg.Builder.Fed(ctx, id)
 		}
-		fed, ended, err := w.cfg.Builder.Fed(ctx, id)
-		if err != nil {
+		switch {
+		case rankd.ErrorCode(err) == rankd.ENOTFOUND:
+			return river.JobCancel(err) // deleted since
+		case err != nil:
 			return err
-		}
-		if !Settled(end, time.Now(), still, w.cfg.Quiet, fed, ended) {
-			// A feed still coming after its contest's end, or paused before it says the end.
-			return river.JobSnooze(max(w.cfg.Quiet-still, w.cfg.Quiet/4))
+		case fed && !ended:
+			// A feed sent after its contest's end that has not said the end yet: it may be paused for hours.
+			return river.JobSnooze(fedWait)
+		case !Settled(end, time.Now(), still, w.cfg.Quiet, fed, ended):
+			return river.JobSnooze(max(w.cfg.Quiet-still, w.cfg.Quiet/4)) // a feed still coming
 		}
 	}
 	begin := time.Now()
