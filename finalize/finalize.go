@@ -375,7 +375,13 @@ func (s *Service) Run(ctx context.Context, contestID string, now time.Time) (Sta
 	if err != nil {
 		return Status{}, err
 	}
+	// A run by hand about to run is not doubled. The one at the end is no such run: it may wait (snoozed)
+	// for a feed to say its end, which a run by hand does not (it records the end first).
 	waiting := slices.ContainsFunc(jobs, func(j *rivertype.JobRow) bool {
+		var a args
+		if json.Unmarshal(j.EncodedArgs, &a) != nil || a.Run == "" {
+			return false
+		}
 		switch j.State {
 		case rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateScheduled:
 			return !j.ScheduledAt.After(now)

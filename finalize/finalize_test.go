@@ -661,8 +661,17 @@ func TestDeletedWhileBuilding(t *testing.T) {
 
 // A contest whose whole log came after its end (an import of a past contest) is finalized once its log says
 // it ended, not from the lines before, however long the feed pauses: an import interrupted before the feed's
-// end published a partial board as final.
+// end published a partial board as final. A run by hand does not wait (it records the end first), though the
+// finalization at the end waits, queued: a run by hand then was taken for one about to run, and dropped.
 func TestFedContestWaitsForItsEnd(t *testing.T) {
+	for _, byHand := range []bool{false, true} {
+		t.Run(map[bool]string{false: "the feed says the end", true: "run by hand"}[byHand], func(t *testing.T) {
+			testFedContest(t, byHand)
+		})
+	}
+}
+
+func testFedContest(t *testing.T, byHand bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, err := sqlite.Open(ctx, dir)
@@ -691,12 +700,19 @@ func TestFedContestWaitsForItsEnd(t *testing.T) {
 	}
 	s := MustOpenSQLite(t, filepath.Join(dir, "jobs.db"), quick(st, e))
 	MustScheduleAtEnd(t, s, e)
-	time.Sleep(3 * time.Second) // River makes the job available within a few seconds; Quiet is 100 ms
-	if got, err := s.Status(ctx, "c"); err != nil || got.State == finalize.Done || got.Version != 0 {
-		t.Fatalf("the feed paused before its end: got %+v, %v; want not finalized", got, err)
-	}
-	if _, err := e.Submit(ctx, "c", ending); err != nil {
-		t.Fatal(err)
+	if byHand {
+		// At once: the finalization at the end is queued, due since the end.
+		if _, err := s.Run(ctx, "c", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		time.Sleep(3 * time.Second) // River makes the job available within a few seconds; Quiet is 100 ms
+		if got, err := s.Status(ctx, "c"); err != nil || got.State == finalize.Done || got.Version != 0 {
+			t.Fatalf("the feed paused before its end: got %+v, %v; want not finalized", got, err)
+		}
+		if _, err := e.Submit(ctx, "c", ending); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if done := MustReach(t, s, finalize.Done); done.Version != 1 {
 		t.Errorf("got version %d, want 1", done.Version)
