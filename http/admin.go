@@ -351,6 +351,7 @@ func (s *Server) revokeTeamTokens(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	s.Auth.forget(cid, tid)
 	s.revocations.Add(1)
 	return writeJSON(w, http.StatusOK, map[string]any{"revoked": n, "contest_id": cid, "team_id": tid})
 }

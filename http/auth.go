@@ -190,6 +190,18 @@ func (a *Auth) identify(r *http.Request) (rankd.Token, error) {
 	return rankd.Token{}, rankd.Errorf(rankd.EUNAUTHORIZED, "unknown token")
 }
 
+// forget drops the remembered tokens of a contest's team (teamID ""; every team of the contest): revoked, or
+// the contest deleted. A token is never taken from memory for a contest created again with the id.
+func (a *Auth) forget(contestID, teamID string) {
+	a.knownMu.Lock()
+	defer a.knownMu.Unlock()
+	for k, t := range a.known {
+		if t.ContestID == contestID && (teamID == "" || t.TeamID == teamID) {
+			delete(a.known, k)
+		}
+	}
+}
+
 // NewSecret returns a fresh random token secret.
 func NewSecret() string {
 	b := make([]byte, 24)

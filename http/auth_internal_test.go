@@ -90,3 +90,40 @@ func TestTokensKnownWhileTheStoreIsDown(t *testing.T) {
 		}
 	}
 }
+
+// A token revoked, or of a contest deleted, on this server is forgotten at once: the store down, it is not
+// taken from memory (for a contest created again with the id, neither).
+func TestTokensForgottenWhenRevoked(t *testing.T) {
+	store := &downStore{tokens: map[string]rankd.Token{}}
+	a, err := NewAuth(Config{}, "", "", store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := []rankd.Token{
+		{Secret: "team-secret-c1-t1-012345", Role: rankd.RoleTeam, ContestID: "c1", TeamID: "t1"},
+		{Secret: "team-secret-c1-t2-012345", Role: rankd.RoleTeam, ContestID: "c1", TeamID: "t2"},
+		{Secret: "team-secret-c2-t1-012345", Role: rankd.RoleTeam, ContestID: "c2", TeamID: "t1"},
+	}
+	code := func(secret string) string {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Header.Set("Authorization", "Bearer "+secret)
+		_, err := a.identify(r)
+		return rankd.ErrorCode(err)
+	}
+	for _, tok := range tokens {
+		if err := store.SaveToken(context.Background(), tok); err != nil {
+			t.Fatal(err)
+		}
+		if c := code(tok.Secret); c != "" {
+			t.Fatalf("the store up: got %q, want the token known", c)
+		}
+	}
+	a.forget("c1", "t1") // revoked
+	a.forget("c2", "")   // the contest deleted
+	store.down = true
+	for i, want := range []string{rankd.EUNAVAILABLE, "", rankd.EUNAVAILABLE} {
+		if got := code(tokens[i].Secret); got != want {
+			t.Errorf("the store down, token of %s %s: got %q, want %q", tokens[i].ContestID, tokens[i].TeamID, got, want)
+		}
+	}
+}

@@ -34,6 +34,7 @@ func (s *Server) ContestDeleted(cid string) {
 	s.pages.forget(cid + "|")
 	s.pasts.forget(cid)
 	s.finals.forget(cid)
+	s.Auth.forget(cid, "")
 }
 
 // forget drops a contest's final standings from memory.
