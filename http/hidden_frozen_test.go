@@ -140,3 +140,27 @@ func TestHiddenUntilEndThawSaysWhy(t *testing.T) {
 		t.Errorf("a thaw while hidden until the end: got %+v, want the reason", body)
 	}
 }
+
+// A contest that ended with nothing hidden (no submission after the freeze) is not marked frozen from its end
+// on: live, and in the pages of moments after its end, as in the live page; a moment of its freeze was.
+func TestEndedWithNothingHiddenIsNotFrozen(t *testing.T) {
+	e := MustOpen(t)
+	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
+	e.now = contestStart.Add(6 * time.Hour)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
+		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
+		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"AC","start_contest_time":"0:31:00"}}`,
+		`{"type":"state","data":{"started":"` + contestStart.Format(time.RFC3339) + `","ended":"` +
+			contestStart.Add(5*time.Hour).Format(time.RFC3339) + `"}}`,
+	}, "\n")+"\n", nil)
+	for _, tc := range []struct {
+		query string
+		want  bool
+	}{{"", false}, {"?at=5:30:00", false}, {"?at=" + e.now.Format(time.RFC3339), false}, {"?at=4:30:00", true}} {
+		var page struct{ Frozen bool }
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard"+tc.query, "", nil, &page)
+		if page.Frozen != tc.want {
+			t.Errorf("scoreboard%s: got frozen %t, want %t", tc.query, page.Frozen, tc.want)
+		}
+	}
+}

@@ -254,7 +254,7 @@ func (s *Server) pastPage(r *http.Request, cid string, v rankd.View, m *moment, 
 // frozenAt reports whether view v of b, the board of a past moment when, hid verdicts then.
 func frozenAt(b *board.Board, v rankd.View, when time.Time) bool {
 	c := b.Contest()
-	return v.Kind != rankd.ViewJury && publicHides(&c, b.State(), when)
+	return v.Kind != rankd.ViewJury && !b.RevealDone() && publicHides(&c, b.State(), when)
 }
 
 // moment returns the board of contest cid at contest time at, most recently used, empty until caught up.
