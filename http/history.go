@@ -251,7 +251,8 @@ func (s *Server) pastPage(r *http.Request, cid string, v rankd.View, m *moment, 
 	return s.pages.put(key, etag, body), etag, nil
 }
 
-// frozenAt reports whether view v of b, the board of a past moment when, hid verdicts then.
+// frozenAt reports whether view v of b, the board of a past moment when, hid verdicts then (not once it hid
+// none after the end, as the live page: see board.Board.RevealDone).
 func frozenAt(b *board.Board, v rankd.View, when time.Time) bool {
 	c := b.Contest()
 	return v.Kind != rankd.ViewJury && !b.RevealDone() && publicHides(&c, b.State(), when)
