@@ -342,22 +342,27 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	// carried: the batch holds lines sent before, which wait for the next line; waiting: since the first
-	// carried batch, until the contest line comes.
-	carried, waiting := false, false
-	flush := func() error {
+	// carried batch, until the contest line comes; runs: the batch holds a submission or a judgement, which a
+	// feed sends after its contest line, so that a contest still unknown then is not coming.
+	carried, waiting, runs := false, false, false
+	// flush posts the batch; last: no line comes after it (the feed ended), so none is waited for.
+	flush := func(last bool) error {
 		if count == 0 {
 			return nil
 		}
 		timer.Stop()
 		err := r.post(ctx, buf.Bytes(), r.sent+1)
 		var pe *postError
-		if errors.As(err, &pe) && pe.status == http.StatusNotFound && !r.defined && count < maxHeld && buf.Len() < maxImportBody {
+		if errors.As(err, &pe) && pe.status == http.StatusNotFound && !r.defined && !runs && !last && count < maxHeld && buf.Len() < maxImportBody {
 			// Lines before the feed's contest line (a state, in real feeds), for a contest the server does
 			// not have yet: they go again with the next lines, until the contest line comes with them.
+			if !waiting {
+				fmt.Fprintf(r.stderr, "rankd follow: the server has no contest %s yet: the feed's first lines wait for its contest line\n", r.contest)
+			}
 			carried, waiting = true, true
 			return nil
 		}
-		carried = false
+		carried, runs = false, false
 		r.sent += count
 		buf.Reset()
 		count = 0
@@ -371,12 +376,13 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			carried = false
 		}
 		r.defined = r.defined || feedLineContest(line) != ""
+		runs = runs || !r.defined && (bytes.Contains(line, []byte(`"type":"submissions"`)) || bytes.Contains(line, []byte(`"type":"judgements"`)))
 		buf.Write(line)
 		buf.WriteByte('\n')
 		// Lines carried wait for the contest line, or the delay: not sent again with every line.
 		full := count+1 >= r.batch && (r.defined || !waiting)
 		if count++; full || buf.Len() >= maxImportBody {
-			return flush()
+			return flush(false)
 		}
 		return nil
 	}
@@ -391,7 +397,7 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			case !ok && r.contest == "":
 				return errors.New("the feed ended without defining its contest: give --contest ID")
 			case !ok:
-				return flush()
+				return flush(true)
 			case r.contest != "":
 				if err := add(line); err != nil {
 					return err
@@ -412,7 +418,7 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 				r.held = nil
 			}
 		case <-timer.C:
-			if err := flush(); err != nil {
+			if err := flush(false); err != nil {
 				return err
 			}
 		}

@@ -779,3 +779,27 @@ func TestFollowStateBeforeContest(t *testing.T) {
 		})
 	}
 }
+
+// A contest named that the server does not have, followed from a feed that does not define it (a typo in
+// --contest): follow says so and stops, as it did before lines waited for the contest line, when a
+// submission comes, or when the feed ends; it neither waits for ever nor ends as if all went well.
+func TestFollowUnknownContestNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+	}{
+		{"submissions", []string{stateFirstFeed[0], stateFirstFeed[5], stateFirstFeed[6], stateFirstFeed[7]}},
+		{"states only, then the end", []string{stateFirstFeed[0], stateFirstFeed[7]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := httptest.NewServer(newDOMjudge(t, tc.lines...))
+			defer src.Close()
+			p := StartRankd(t, t.TempDir())
+			_, errOut, err := mustFollow(t, "--from", src.URL+"/feed", "--from-auth", "judge:secret", "--server", p.URL,
+				"--token", testAdminToken, "--contest", "nosuch")
+			if err == nil || !strings.Contains(err.Error(), "has no contest nosuch, and the feed has not defined it") {
+				t.Errorf("got %v; want an error saying the server has no such contest; it said:\n%s", err, errOut)
+			}
+		})
+	}
+}
