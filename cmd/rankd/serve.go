@@ -294,7 +294,7 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 			if err != nil {
 				continue // no start time yet: no end to schedule at
 			}
-			if err := s.finalizer.Schedule(ctx, id, end); err != nil && ctx.Err() == nil {
+			if err := s.finalizer.Schedule(ctx, id, end); err != nil && ctx.Err() == nil && s.engine.Quietly("schedule "+id) {
 				s.Logger.Warn("scheduling a finalization failed", slog.String("contest", id), slog.String("error", err.Error()))
 			}
 			now := s.steady.Now()
@@ -314,7 +314,7 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 			// The log says when the contest ended (what an OI contest hidden until its end waits for), even
 			// should its finalization fail; a feed sent after its end says it itself (see finalize.Settled).
 			if !fed && finalize.Settled(end, now, still, cmp.Or(s.EndQuiet, finalize.DefaultQuiet), fed, ended) {
-				if err := s.engine.RecordEnd(ctx, id, now); err != nil && ctx.Err() == nil {
+				if err := s.engine.RecordEnd(ctx, id, now); err != nil && ctx.Err() == nil && s.engine.Quietly("end "+id) {
 					s.Logger.Warn("recording the end failed", slog.String("contest", id), slog.String("error", err.Error()))
 				}
 			}
@@ -337,7 +337,7 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 				// Once, whichever servers saw the events: each asks for the same position.
 				filed, err := s.finalizer.RunAt(ctx, id, pos)
 				switch {
-				case err != nil && ctx.Err() == nil:
+				case err != nil && ctx.Err() == nil && s.engine.Quietly("late "+id):
 					s.Logger.Warn("finalizing again failed", slog.String("contest", id), slog.String("error", err.Error()))
 				case filed:
 					s.Logger.Info("finalizing again for events after the end", slog.String("contest", id), slog.Int64("pos", pos))
