@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"time"
-
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -11,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"rankd"
 )

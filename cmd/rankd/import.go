@@ -132,11 +132,9 @@ func (im *importer) retokenedNote() string {
 	return fmt.Sprintf("; %d lines taken without their tokens, which named other events", im.retokened)
 }
 
-// feedContest returns the id of the first contest a feed defines. Bad lines are passed over; a feed that
-// cannot be read fails.
-// feedContest returns the id of the feed's contest and the line that defines it. Given its id (named),
-// it looks no further than the feed's first submission or judgement, and a feed that defines no contest is
-// no error.
+// feedContest returns the id of the first contest a feed defines and the line that defines it. Given its id
+// (named), it looks no further than the feed's first submission or judgement, and a feed that defines no
+// contest is no error. Bad lines are passed over; a feed that cannot be read fails.
 func feedContest(ctx context.Context, r io.Reader, named bool) (id string, line int, err error) {
 	rd := ccs.NewReader(r)
 	for {
