@@ -63,7 +63,16 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	var version int64
 	if err := tx.QueryRow(ctx, `INSERT INTO final_versions (contest_id, version, pos, awards, jury_awards)
 		SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4 FROM final_versions WHERE contest_id = $1
-		RETURNING version`, f.ContestID, f.Pos, awards, juryAwards).Scan(&version); err != nil {
+		RETURNING version, built_at`, f.ContestID, f.Pos, awards, juryAwards).Scan(&version, &f.Built); err != nil {
+		return 0, fail(ctx, "save final standings", err)
+	}
+	f.Version, f.Built = version, f.Built.UTC()
+	encoded, err := rankd.EncodeFinal(&f)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE final_versions SET encoded = $3 WHERE contest_id = $1 AND version = $2`,
+		f.ContestID, version, encoded); err != nil {
 		return 0, fail(ctx, "save final standings", err)
 	}
 	var rows [][]any
@@ -107,15 +116,24 @@ func (db *DB) ActiveFinal(ctx context.Context, contestID string) (rankd.FinalSta
 	}
 	defer rollback(ctx, tx)
 	f := rankd.FinalStandings{ContestID: contestID}
-	var awards, juryAwards []byte // juryAwards is NULL in versions built before they were kept
-	err = tx.QueryRow(ctx, `SELECT v.version, v.pos, v.built_at, v.awards, v.jury_awards FROM final_active AS a
+	// juryAwards is NULL in versions built before they were kept, encoded in those built before they were
+	// kept whole.
+	var awards, juryAwards, encoded []byte
+	err = tx.QueryRow(ctx, `SELECT v.version, v.pos, v.built_at, v.awards, v.jury_awards, v.encoded FROM final_active AS a
 		JOIN final_versions AS v USING (contest_id, version) WHERE a.contest_id = $1`, contestID).
-		Scan(&f.Version, &f.Pos, &f.Built, &awards, &juryAwards)
+		Scan(&f.Version, &f.Pos, &f.Built, &awards, &juryAwards, &encoded)
 	if errNoRows(err) {
 		return rankd.FinalStandings{}, notFound
 	}
 	if err != nil {
 		return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+	}
+	if encoded != nil {
+		if f, err = rankd.DecodeFinal(encoded); err != nil {
+			return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+		}
+		f.ContestID = contestID
+		return f, nil
 	}
 	f.Built = f.Built.UTC()
 	if err := json.Unmarshal(awards, &f.Awards); err != nil {

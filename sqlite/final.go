@@ -59,8 +59,14 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 		f.ContestID).Scan(&version); err != nil {
 		return 0, fail(ctx, "save final standings", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO final_versions (contest_id, version, pos, built_at, awards, jury_awards)
-		VALUES (?, ?, ?, ?, ?, ?)`, f.ContestID, version, f.Pos, unixNano(db.now()), string(awards), string(juryAwards)); err != nil {
+	built := unixNano(db.now())
+	f.Version, f.Built = version, fromUnixNano(built)
+	encoded, err := rankd.EncodeFinal(&f)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO final_versions (contest_id, version, pos, built_at, awards, jury_awards, encoded)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, f.ContestID, version, f.Pos, built, string(awards), string(juryAwards), encoded); err != nil {
 		return 0, fail(ctx, "save final standings", err)
 	}
 	insert, err := tx.PrepareContext(ctx, `INSERT INTO final_rows
@@ -103,14 +109,22 @@ func (db *DB) ActiveFinal(ctx context.Context, contestID string) (rankd.FinalSta
 	var built int64
 	var awards string
 	var juryAwards sql.NullString // NULL in versions built before the jury's awards were kept
-	err = tx.QueryRowContext(ctx, `SELECT v.version, v.pos, v.built_at, v.awards, v.jury_awards FROM final_active AS a
-		JOIN final_versions AS v ON v.contest_id = a.contest_id AND v.version = a.version
-		WHERE a.contest_id = ?`, contestID).Scan(&f.Version, &f.Pos, &built, &awards, &juryAwards)
+	var encoded []byte            // NULL in versions built before they were kept whole
+	err = tx.QueryRowContext(ctx, `SELECT v.version, v.pos, v.built_at, v.awards, v.jury_awards, v.encoded
+		FROM final_active AS a JOIN final_versions AS v ON v.contest_id = a.contest_id AND v.version = a.version
+		WHERE a.contest_id = ?`, contestID).Scan(&f.Version, &f.Pos, &built, &awards, &juryAwards, &encoded)
 	if errors.Is(err, sql.ErrNoRows) {
 		return rankd.FinalStandings{}, rankd.Errorf(rankd.ENOTFOUND, "contest %q has no final standings", contestID)
 	}
 	if err != nil {
 		return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+	}
+	if encoded != nil {
+		if f, err = rankd.DecodeFinal(encoded); err != nil {
+			return rankd.FinalStandings{}, fail(ctx, "read final standings", err)
+		}
+		f.ContestID = contestID
+		return f, nil
 	}
 	f.Built = fromUnixNano(built)
 	if err := json.Unmarshal([]byte(awards), &f.Awards); err != nil {

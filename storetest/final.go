@@ -65,6 +65,23 @@ func MustSaveFinal(tb testing.TB, s rankd.FinalStore, f rankd.FinalStandings) in
 	return v
 }
 
+// MustFinal stores final standings of contest id (a log of 10 entries, grown to that when shorter) and returns
+// them as ActiveFinal reads them back, for a store's own tests of how it keeps them.
+func MustFinal(tb testing.TB, s Store, id string) rankd.FinalStandings {
+	tb.Helper()
+	mustGrowLog(tb, s, id, 10)
+	f := finalStandings(tb, s, id, 10)
+	MustSaveFinal(tb, s, f)
+	got, err := s.ActiveFinal(context.Background(), id)
+	if err != nil {
+		tb.Fatalf("ActiveFinal: %v", err)
+	}
+	if !equalFinal(got, f) {
+		tb.Fatalf("read back: got %+v, want %+v", got, f)
+	}
+	return got
+}
+
 // equalFinal compares final standings without Version and Built, which the store assigns, and Stored, which
 // it checks.
 func equalFinal(got, want rankd.FinalStandings) bool {
