@@ -66,11 +66,12 @@ type Board struct {
 	subtasks map[uint64][]float64 // IOI subtask scores by submission id key
 
 	// Judgements (see judgements.go): which submission each judges, by judgement id key (numeric ids in
-	// judDense, as the submission's number plus one; the rest in judStr), and the judgements that do not
-	// count, by submission id key.
+	// judDense, as the submission's number plus one; the rest in judStr), the judgements that do not
+	// count, and those of deleted submissions, by submission id key.
 	judDense []uint32
 	judStr   map[uint64]string
 	older    map[uint64][]judgement
+	gone     map[uint64]goneSub // the judgements of deleted submissions, by submission id key
 
 	cells     []cell  // team-major: cells[team*len(problems)+problem]
 	subChunks [][]sub // the submission arena (subs.go)

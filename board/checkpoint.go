@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,8 +22,8 @@ const checkpointVersion = 4
 // uncheckedVersion is the version of the checkpoints written before the checksum, which Restore still takes.
 const uncheckedVersion = 3
 
-// snapshot is what a checkpoint holds: every object and submission, with each submission's counting
-// judgement, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it. It has
+// snapshot is what a checkpoint holds: every object and submission, with each submission's judgements and
+// those of deleted submissions, and the views' sequence numbers. Indexes, cells and problem state are rebuilt from it. It has
 // no maps: gob sizes a map from its stored length before reading it, so a damaged length could exhaust
 // memory, and map order would make checkpoints of equal boards differ.
 type snapshot struct {
@@ -61,6 +62,14 @@ type snapshot struct {
 	OlderJType    []uint8
 	OlderScore    []float64
 	OlderSubtasks [][]float64
+
+	// The judgements of deleted submissions (judgements.go): the submission's id, by judgement.
+	GoneSub      []string
+	GoneID       []uint64
+	GoneStart    []int64
+	GoneJType    []uint8
+	GoneScore    []float64
+	GoneSubtasks [][]float64
 
 	// The cells the reveal steps revealed, in step order: team and problem indexes.
 	RevealTeam []int32
@@ -138,6 +147,10 @@ func (b *Board) Checkpoint() ([]byte, error) {
 			}
 		}
 	}
+	gone := slices.Sorted(maps.Keys(b.gone))
+	for _, k := range gone {
+		s.addGone(b.gone[k])
+	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
@@ -171,7 +184,8 @@ func Restore(data []byte) (*Board, error) {
 		len(s.Deleted) != len(s.Problems) || len(s.GroupDef) != len(s.Groups) ||
 		len(s.TeamDef) != len(s.Teams) || len(s.StrAt) != len(s.StrIDs) || len(s.SubtaskOf) != len(s.Subtasks) || len(s.Banned) != len(s.Teams) || len(s.OwnSeq) != len(s.Teams) ||
 		len(s.RevealTeam) != len(s.RevealProb) ||
-		len(s.OlderID) != len(s.OlderAt) || len(s.OlderStart) != len(s.OlderAt) || len(s.OlderJType) != len(s.OlderAt) || len(s.OlderScore) != len(s.OlderAt) || len(s.OlderSubtasks) != len(s.OlderAt) {
+		len(s.OlderID) != len(s.OlderAt) || len(s.OlderStart) != len(s.OlderAt) || len(s.OlderJType) != len(s.OlderAt) || len(s.OlderScore) != len(s.OlderAt) || len(s.OlderSubtasks) != len(s.OlderAt) ||
+		len(s.GoneID) != len(s.GoneSub) || len(s.GoneStart) != len(s.GoneSub) || len(s.GoneJType) != len(s.GoneSub) || len(s.GoneScore) != len(s.GoneSub) || len(s.GoneSubtasks) != len(s.GoneSub) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint")
 	}
 	if err := s.unique(); err != nil {
@@ -239,6 +253,21 @@ func Restore(data []byte) (*Board, error) {
 	if next != len(s.OlderAt) {
 		return nil, rankd.Errorf(rankd.EINVALID, "restore: inconsistent checkpoint: judgements of unknown submissions")
 	}
+	for i, id := range s.GoneSub {
+		key, numeric := idKey(id)
+		_, present := b.locateKey(id, key, numeric)
+		if present || int(s.GoneJType[i]) >= len(b.jtypes) || s.GoneJType[i] == 0 {
+			return nil, rankd.Errorf(rankd.EINVALID, "restore: deleted submission %q has an inconsistent judgement", id)
+		}
+		if b.gone == nil {
+			b.gone = map[uint64]goneSub{}
+		}
+		g := b.gone[key]
+		g.id = id
+		g.judgements = append(g.judgements, judgement{id: s.GoneID[i], start: s.GoneStart[i], jtype: s.GoneJType[i], score: s.GoneScore[i], subtasks: s.GoneSubtasks[i]})
+		b.gone[key] = g
+		b.setJudgedSub(s.GoneID[i], id, key, numeric)
+	}
 	for i, k := range s.SubtaskOf {
 		b.subtasks[k] = s.Subtasks[i]
 	}
@@ -270,8 +299,8 @@ func Restore(data []byte) (*Board, error) {
 	return b, nil
 }
 
-// addOlder records the judgements kept aside of the submission at position at, in a deterministic order.
-func (s *snapshot) addOlder(at uint32, list []judgement) {
+// sortedJudgements returns a copy of list, oldest first.
+func sortedJudgements(list []judgement) []judgement {
 	list = slices.Clone(list)
 	slices.SortFunc(list, func(x, y judgement) int {
 		if newer(x.start, x.id, y.start, y.id) {
@@ -279,9 +308,22 @@ func (s *snapshot) addOlder(at uint32, list []judgement) {
 		}
 		return -1
 	})
-	for _, j := range list {
+	return list
+}
+
+// addOlder records the judgements kept aside of the submission at position at, in a deterministic order.
+func (s *snapshot) addOlder(at uint32, list []judgement) {
+	for _, j := range sortedJudgements(list) {
 		s.OlderAt, s.OlderID, s.OlderStart = append(s.OlderAt, at), append(s.OlderID, j.id), append(s.OlderStart, j.start)
 		s.OlderJType, s.OlderScore, s.OlderSubtasks = append(s.OlderJType, j.jtype), append(s.OlderScore, j.score), append(s.OlderSubtasks, j.subtasks)
+	}
+}
+
+// addGone records the judgements a deleted submission keeps, in a deterministic order.
+func (s *snapshot) addGone(g goneSub) {
+	for _, j := range sortedJudgements(g.judgements) {
+		s.GoneSub, s.GoneID, s.GoneStart = append(s.GoneSub, g.id), append(s.GoneID, j.id), append(s.GoneStart, j.start)
+		s.GoneJType, s.GoneScore, s.GoneSubtasks = append(s.GoneJType, j.jtype), append(s.GoneScore, j.score), append(s.GoneSubtasks, j.subtasks)
 	}
 }
 

@@ -165,6 +165,13 @@ type checkpointLayout struct {
 	SubtaskOf []uint64
 	Subtasks  [][]float64
 
+	GoneSub      []string
+	GoneID       []uint64
+	GoneStart    []int64
+	GoneJType    []uint8
+	GoneScore    []float64
+	GoneSubtasks [][]float64
+
 	Seq    [2]uint64
 	OwnSeq []uint64
 	Stats  board.Stats

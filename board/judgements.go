@@ -8,6 +8,58 @@ import "slices"
 // one), the latest of the rest counts again. Few submissions have any: a rejudge, a judgement sent late.
 // Which submission each judgement judges is recorded too, since a deletion names only the judgement.
 
+// A deleted submission keeps its judgements, which count again when it comes back: a judgement is an object
+// of its own, which the deletion of its submission does not delete (DOMjudge deletes a submission it marks
+// invalid and creates it again when it is marked valid, without sending its judgements again).
+
+// goneSub is what a deleted submission keeps: its id and its judgements, the counting one among them.
+type goneSub struct {
+	id         string
+	judgements []judgement
+}
+
+// keepGone keeps the judgements of submission s, with the id and key skey, which is being deleted.
+func (b *Board) keepGone(s *sub, id string, skey uint64) {
+	list := slices.Clone(b.older[skey])
+	if s.jtype != 0 {
+		list = append(list, b.counting(s, skey))
+	}
+	if len(list) == 0 {
+		return
+	}
+	if b.gone == nil {
+		b.gone = map[uint64]goneSub{}
+	}
+	b.gone[skey] = goneSub{id: id, judgements: list}
+}
+
+// comeBack gives submission s, with the key skey, created again, the judgements it kept when deleted, the
+// latest counting; it reports whether it had any.
+func (b *Board) comeBack(s *sub, skey uint64) bool {
+	g, ok := b.gone[skey]
+	if !ok {
+		return false
+	}
+	delete(b.gone, skey)
+	if b.older == nil {
+		b.older = map[uint64][]judgement{}
+	}
+	b.older[skey], s.hasOlder = g.judgements, true
+	b.promote(s, skey)
+	return true
+}
+
+// dropGone removes the judgement with key jkey from those the deleted submission with key skey keeps.
+func (b *Board) dropGone(skey, jkey uint64) {
+	g := b.gone[skey]
+	g.judgements = slices.DeleteFunc(g.judgements, func(j judgement) bool { return j.id == jkey })
+	if len(g.judgements) == 0 {
+		delete(b.gone, skey)
+	} else {
+		b.gone[skey] = g
+	}
+}
+
 // judgement is a judgement of a submission that does not count now.
 type judgement struct {
 	id       uint64 // idKey of the judgement id

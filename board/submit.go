@@ -78,6 +78,7 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 			return nil
 		}
 		s := b.take(old, key)
+		b.keepGone(&s, id, key)
 		delete(b.subtasks, key)
 		delete(b.older, key)
 		b.place(id, key, numeric, -1)
@@ -114,9 +115,10 @@ func (b *Board) applySubmission(ev *rankd.Event) error {
 	} else {
 		b.stats.Submissions++
 	}
+	judged := !exists && b.comeBack(&s, key)
 	b.place(id, key, numeric, ci)
 	b.listChanged(ci, at, false)
-	if !exists && b.appendPending(ci, s) {
+	if !exists && !judged && b.appendPending(ci, s) {
 		return nil
 	}
 	b.insert(ci, s)
@@ -567,7 +569,8 @@ func (b *Board) unjudge(id string) {
 	b.forgetJudged(jkey)
 	ci, ok := b.locateKey(sid, skey, snum)
 	if !ok {
-		return // its submission is gone
+		b.dropGone(skey, jkey) // its submission is deleted: it does not come back with it
+		return
 	}
 	s := b.sub(b.find(ci, skey))
 	switch {
