@@ -409,10 +409,19 @@ type request struct {
 	// another server); such a request has no entries.
 	del, forget bool
 	entries     []rankd.LogEntry
+	check       Check // asked of each entry as it commits; nil: none
 	results     []Result
 	err         error
 	done        chan struct{}
 }
+
+// Check is asked of each event of a batch as the batch commits, before the board applies it, with the board at
+// the log's end: the events other servers stored applied, and the batch's events before it. An error refuses
+// the event (nothing stored), as the board's own refusals do. i numbers the batch's events from 0. A caller
+// that built its events from what it read of the board checks here that nothing changed since: in the
+// distributed mode another server may store a change between the read and the commit. It runs on the
+// contest's committer, its board locked: it must be quick and must not read the engine.
+type Check func(b *board.Board, i int) error
 
 // restore builds a contest's board from its latest checkpoint and the log after it.
 func (e *Engine) restore(ctx context.Context, id string) (*contest, error) {
@@ -764,10 +773,14 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	public, judging := c.board.Seq(rankd.PublicView), true
 	var notes []string // what the senders of accepted events are told of them, by entry
 	var now time.Time  // the clock, read once for the submissions of the batch (see outsideContest)
+	check := checksOf(batch)
 	accept := func(i int) error {
 		progress()
 		if t := entries[i].Event.Type; t != rankd.EventSubmission && t != rankd.EventJudgement {
 			judging = false
+		}
+		if err := check(c.board, i); err != nil {
+			return err
 		}
 		if err := e.checkLimits(c.board, &entries[i].Event); err != nil {
 			return err
@@ -867,6 +880,30 @@ func (e *Engine) commit(c *contest, batch []*request) (answered bool) {
 	}
 	c.publish()
 	return false
+}
+
+// checksOf returns the Check of a batch's entries, numbered across its requests: each request's own, asked
+// with the entry's number within the request.
+func checksOf(batch []*request) func(b *board.Board, i int) error {
+	checked := false
+	for _, r := range batch {
+		checked = checked || r.check != nil
+	}
+	if !checked {
+		return func(*board.Board, int) error { return nil }
+	}
+	return func(b *board.Board, i int) error {
+		for _, r := range batch {
+			if i < len(r.entries) {
+				if r.check == nil {
+					return nil
+				}
+				return r.check(b, i)
+			}
+			i -= len(r.entries)
+		}
+		return nil
+	}
 }
 
 // notStored fails the requests of a batch whose events could not be stored, counting them.
@@ -1369,7 +1406,12 @@ type Pending struct{ req *request }
 // request queues it in parts, so that the commit of one overlaps the decoding of the next. Batches of one
 // contest are committed in the order they were queued.
 func (e *Engine) Enqueue(ctx context.Context, contestID string, entries []rankd.LogEntry) (*Pending, error) {
-	req := &request{entries: entries, results: make([]Result, len(entries)), done: make(chan struct{})}
+	return e.EnqueueChecked(ctx, contestID, entries, nil)
+}
+
+// EnqueueChecked is Enqueue with a Check of each event as it commits.
+func (e *Engine) EnqueueChecked(ctx context.Context, contestID string, entries []rankd.LogEntry, check Check) (*Pending, error) {
+	req := &request{entries: entries, check: check, results: make([]Result, len(entries)), done: make(chan struct{})}
 	if len(entries) == 0 {
 		close(req.done)
 		return &Pending{req}, nil

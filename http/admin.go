@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -116,8 +117,9 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	if err := s.current(r.Context(), id); err != nil {
 		return err
 	}
+	exists := rankd.Errorf(rankd.ECONFLICT, "contest %q exists; PATCH it to change it", id)
 	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err == nil {
-		return rankd.Errorf(rankd.ECONFLICT, "contest %q exists; PATCH it to change it", id)
+		return exists
 	}
 	lines := cb.lines()
 	if _, err := ccs.NewReader(bytes.NewReader(lines[0])).Next(); err != nil {
@@ -128,9 +130,21 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 		// After the bundle's objects, so that the answer numbers them as the bundle lists them.
 		lines = append(lines, defaultJudgementTypeLines()...)
 	}
-	resp, err := s.ingestBundle(r, id, lines)
+	// Created meanwhile by another request, on this server or another: the first creation stands, and the
+	// bundle's objects are refused (its contest too when it is not the same; the same is a duplicate).
+	refused := false
+	resp, err := s.ingestBundle(r, id, lines, func(b *board.Board) error {
+		if b.Contest().ID != "" {
+			refused = true
+			return exists
+		}
+		return nil
+	})
 	if err != nil {
 		return err
+	}
+	if refused {
+		return exists
 	}
 	if first := resp.Results[0]; first.Status == engine.StatusRejected {
 		return &rankd.Error{Code: first.Code, Message: first.Message}
@@ -140,8 +154,8 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 
 // ingestBundle submits a bundle's objects, one per line, and answers for each: the reader's "line n: " of a
 // refusal says "item n: ", n numbering the objects as the bundle lists them.
-func (s *Server) ingestBundle(r *http.Request, id string, lines [][]byte) (ingestResponse, error) {
-	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})), false)
+func (s *Server) ingestBundle(r *http.Request, id string, lines [][]byte, guard func(*board.Board) error) (ingestResponse, error) {
+	resp, err := s.ingestFeed(r, id, bytes.NewReader(bytes.Join(lines, []byte{'\n'})), false, guard)
 	for i := range resp.Results {
 		resp.Results[i].Message = elementMessage(resp.Results[i].Message, resp.Results[i].Item, false)
 	}
@@ -161,28 +175,65 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 			return rankd.Errorf(rankd.EINVALID, "the contest's id %q is not %q", got, id)
 		}
 	}
-	if err := s.current(r.Context(), id); err != nil {
-		return err
-	}
-	if err := s.Engine.Read(id, func(*board.Board, int64) error { return nil }); err != nil {
-		return err
-	}
-	var reopened *rankd.State
-	if len(cb.Contest) > 0 {
-		if reopened, err = s.redefine(r.Context(), id, cb.lines()[0]); err != nil {
+	var resp ingestResponse
+	if err := retried(func(stale *bool) error {
+		c, st, _, err := s.contestNow(r.Context(), id)
+		if err != nil {
 			return err
 		}
-	}
-	resp, err := s.ingestBundle(r, id, cb.lines())
-	if err != nil {
-		return err
-	}
-	if reopened != nil && resp.Results[0].Status != engine.StatusRejected {
-		if err := s.submitEvents(r, id, rankd.Event{Type: rankd.EventState, State: reopened}); err != nil {
+		var reopened *rankd.State
+		if len(cb.Contest) > 0 {
+			if reopened, err = s.redefine(r.Context(), id, cb.lines()[0]); err != nil {
+				return err
+			}
+		}
+		// Checked against the definition and state read: a freeze by hand stored meanwhile (by another
+		// server) would otherwise be undone by a definition that does not have it.
+		if resp, err = s.ingestBundle(r, id, cb.lines(), unchangedContest(stale, c, st)); err != nil || *stale {
 			return err
 		}
+		if reopened != nil && resp.Results[0].Status != engine.StatusRejected {
+			return s.submitEvents(r, id, rankd.Event{Type: rankd.EventState, State: reopened})
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	return writeIngest(w, http.StatusOK, &resp)
+}
+
+// unchangedContest returns a guard (see guardOnce) of an action built from a contest's definition c and state
+// st: it refuses the action, saying so in *stale, when the board holds another definition or state as the
+// action commits.
+func unchangedContest(stale *bool, c rankd.Contest, st rankd.State) func(*board.Board) error {
+	return func(b *board.Board) error {
+		if reflect.DeepEqual(b.Contest(), c) && reflect.DeepEqual(b.State(), st) {
+			return nil
+		}
+		*stale = true
+		return errChanged
+	}
+}
+
+// errChanged refuses an action whose events were built from what changed before they committed: it is made
+// again (retried).
+var errChanged = rankd.Errorf(rankd.ECONFLICT, "changed since it was read")
+
+// retried runs an action that reads a contest's board, builds its events from what it read and submits them
+// guarded: when what it read changed before they committed (another server or request stored a change), it
+// runs again, so that the change stays and the action is made on top of it.
+func retried(action func(stale *bool) error) error {
+	const tries = 5
+	for try := 1; ; try++ {
+		stale := false
+		err := action(&stale)
+		switch {
+		case !stale:
+			return err
+		case try == tries:
+			return rankd.Errorf(rankd.EUNAVAILABLE, "the contest kept changing while this was being stored; retry")
+		}
+	}
 }
 
 // redefine checks a new definition of a contest (its feed line) against where the contest stands, and
@@ -250,7 +301,12 @@ func defaultJudgementTypeLines() [][]byte {
 
 // submitEvents submits events the server made; an event the engine rejects is the request's error.
 func (s *Server) submitEvents(r *http.Request, contestID string, evs ...rankd.Event) error {
-	resp, err := s.submit(r, contestID, evs)
+	return s.submitEventsGuarded(r, contestID, nil, evs...)
+}
+
+// submitEventsGuarded is submitEvents with a guard (see guardOnce).
+func (s *Server) submitEventsGuarded(r *http.Request, contestID string, guard func(*board.Board) error, evs ...rankd.Event) error {
+	resp, err := s.submit(r, contestID, evs, guard)
 	if err != nil {
 		return err
 	}
@@ -314,12 +370,22 @@ func (s *Server) setBan(banned bool) handlerFunc {
 func (s *Server) setHidden(hidden bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cid, tid := r.PathValue("cid"), r.PathValue("tid")
-		t, _, err := s.team(r.Context(), cid, tid)
-		if err != nil {
-			return err
-		}
-		t.Hidden = hidden
-		if err := s.submitEvents(r, cid, rankd.Event{Type: rankd.EventTeam, ID: tid, Team: &t}); err != nil {
+		if err := retried(func(stale *bool) error {
+			read, _, err := s.team(r.Context(), cid, tid)
+			if err != nil {
+				return err
+			}
+			t := read
+			t.Hidden = hidden
+			// A change of the team stored meanwhile (a rename by a judge system) is kept: hidden on top of it.
+			return s.submitEventsGuarded(r, cid, func(b *board.Board) error {
+				if cur, _, ok := b.Team(tid); ok && reflect.DeepEqual(cur, read) {
+					return nil
+				}
+				*stale = true
+				return errChanged
+			}, rankd.Event{Type: rankd.EventTeam, ID: tid, Team: &t})
+		}); err != nil {
 			return err
 		}
 		return writeJSON(w, http.StatusOK, map[string]any{"team_id": tid, "hidden": hidden})
@@ -372,27 +438,31 @@ func (s *Server) contestNow(ctx context.Context, contestID string) (c rankd.Cont
 // freeze freezes the public board from now on: the contest's freeze moves to now.
 func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	c, st, now, err := s.contestNow(r.Context(), cid)
-	if err != nil {
-		return err
-	}
-	start := rankd.StartOf(&c, st)
-	elapsed := now.Sub(start).Truncate(time.Second)
-	if start.IsZero() || elapsed < 0 || elapsed >= c.Duration {
-		return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q is not running: only a running contest can be frozen", cid)
-	}
-	if ft := rankd.FreezeOf(&c, st); ft <= elapsed {
-		return rankd.Errorf(rankd.ECONFLICT, "contest %q is already frozen since %s", cid, ccs.FormatRelTime(ft))
-	}
-	c.FreezeDuration = c.Duration - elapsed
-	frozen := start.Add(elapsed)
-	st.Frozen = &frozen
-	if st.Started == nil {
-		st.Started = &start
-	}
-	if err := s.submitEvents(r, cid,
-		rankd.Event{Type: rankd.EventContest, ID: cid, Contest: &c},
-		rankd.Event{Type: rankd.EventState, State: &st}); err != nil {
+	var elapsed time.Duration
+	if err := retried(func(stale *bool) error {
+		c, st, now, err := s.contestNow(r.Context(), cid)
+		if err != nil {
+			return err
+		}
+		guard := unchangedContest(stale, c, st)
+		start := rankd.StartOf(&c, st)
+		elapsed = now.Sub(start).Truncate(time.Second)
+		if start.IsZero() || elapsed < 0 || elapsed >= c.Duration {
+			return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q is not running: only a running contest can be frozen", cid)
+		}
+		if ft := rankd.FreezeOf(&c, st); ft <= elapsed {
+			return rankd.Errorf(rankd.ECONFLICT, "contest %q is already frozen since %s", cid, ccs.FormatRelTime(ft))
+		}
+		c.FreezeDuration = c.Duration - elapsed
+		frozen := start.Add(elapsed)
+		st.Frozen = &frozen
+		if st.Started == nil {
+			st.Started = &start
+		}
+		return s.submitEventsGuarded(r, cid, guard,
+			rankd.Event{Type: rankd.EventContest, ID: cid, Contest: &c},
+			rankd.Event{Type: rankd.EventState, State: &st})
+	}); err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, map[string]string{"frozen_at": ccs.FormatRelTime(elapsed)})
@@ -402,27 +472,48 @@ func (s *Server) freeze(w http.ResponseWriter, r *http.Request) error {
 // during the contest, by lifting the freeze.
 func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	c, st, now, err := s.contestNow(r.Context(), cid)
-	if err != nil {
+	var now, end time.Time
+	if err := retried(func(stale *bool) (err error) {
+		now, end, err = s.thawOnce(r, cid, stale)
+		return err
+	}); err != nil {
 		return err
 	}
+	if !now.Before(end) && s.Finalizer != nil {
+		// The final standings built at the end show the public its frozen board: a new version shows the thaw.
+		if _, err := s.Finalizer.Run(r.Context(), cid, now); err != nil {
+			s.Logger.Warn("finalizing after the thaw failed; POST /finalize to retry", slog.String("contest", cid),
+				slog.String("error", err.Error()))
+		}
+	}
+	return writeJSON(w, http.StatusOK, map[string]bool{"thawed": true})
+}
+
+// thawOnce stores a thaw, guarded by the definition and state it was built from (see retried), and returns
+// when it was made and when the contest ends.
+func (s *Server) thawOnce(r *http.Request, cid string, stale *bool) (now, end time.Time, err error) {
+	c, st, now, err := s.contestNow(r.Context(), cid)
+	if err != nil {
+		return now, end, err
+	}
+	guard := unchangedContest(stale, c, st)
 	start := rankd.StartOf(&c, st)
 	if start.IsZero() || now.Before(start) {
-		return rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q has not started", cid)
+		return now, end, rankd.Errorf(rankd.EUNPROCESSABLE, "contest %q has not started", cid)
 	}
 	if st.Started == nil {
 		st.Started = &start
 	}
-	end := start.Add(c.Duration)
+	end = start.Add(c.Duration)
 	var evs []rankd.Event
 	if now.Before(end) {
 		if c.HidesUntilEnd() {
-			return rankd.Errorf(rankd.ECONFLICT, "contest %q hides its results from the public until its end (hide_until_end): they show then, not by a thaw", cid)
+			return now, end, rankd.Errorf(rankd.ECONFLICT, "contest %q hides its results from the public until its end (hide_until_end): they show then, not by a thaw", cid)
 		}
 		if ft := rankd.FreezeOf(&c, st); now.Before(start.Add(ft)) {
 			// Not frozen yet: a thaw would drop the freeze to come, which an organiser does by editing the
 			// contest, not by a thaw sent too early.
-			return rankd.Errorf(rankd.ECONFLICT, "contest %q is not frozen (its freeze starts at %s): set its freeze duration to 0 to run without one", cid, ccs.FormatRelTime(ft))
+			return now, end, rankd.Errorf(rankd.ECONFLICT, "contest %q is not frozen (its freeze starts at %s): set its freeze duration to 0 to run without one", cid, ccs.FormatRelTime(ft))
 		}
 		c.FreezeDuration = 0
 		st.Frozen = nil
@@ -437,15 +528,5 @@ func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
 		st = st.WithFreeze(&c)
 	}
 	evs = append(evs, rankd.Event{Type: rankd.EventState, State: &st})
-	if err := s.submitEvents(r, cid, evs...); err != nil {
-		return err
-	}
-	if !now.Before(end) && s.Finalizer != nil {
-		// The final standings built at the end show the public its frozen board: a new version shows the thaw.
-		if _, err := s.Finalizer.Run(r.Context(), cid, now); err != nil {
-			s.Logger.Warn("finalizing after the thaw failed; POST /finalize to retry", slog.String("contest", cid),
-				slog.String("error", err.Error()))
-		}
-	}
-	return writeJSON(w, http.StatusOK, map[string]bool{"thawed": true})
+	return now, end, s.submitEventsGuarded(r, cid, guard, evs...)
 }

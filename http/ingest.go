@@ -103,7 +103,7 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		}
 		feed, isJSON = bytes.NewReader(lines), true
 	}
-	resp, err := s.ingestFeed(r, contestID, feed, dropTaken)
+	resp, err := s.ingestFeed(r, contestID, feed, dropTaken, nil)
 	for i := range resp.Results {
 		// Every refusal names its line, as the reader's do (an element's item, for a JSON body: below).
 		res := &resp.Results[i]
@@ -338,7 +338,10 @@ const commitWindow = 8
 // answers for each line. The contest's definition is read first, unseen, so that absolute times in the
 // lines are read against the contest's start. An error reading the feed (too large, the client gone) fails
 // the request; the parts queued before it are committed all the same, and sent again are duplicates.
-func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, dropTaken bool) (ingestResponse, error) {
+// guard, when not nil, is asked once, with the board as the request's first event commits: an error refuses
+// every event of the request (see guardOnce).
+func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, dropTaken bool, guard func(*board.Board) error) (ingestResponse, error) {
+	check := guardOnce(guard)
 	var prefix []byte
 	err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c := b.Contest()
@@ -366,7 +369,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 	var items []item
 	var entries []rankd.LogEntry
 	queue := func() error {
-		p, err := s.Engine.Enqueue(r.Context(), contestID, entries)
+		p, err := s.Engine.EnqueueChecked(r.Context(), contestID, entries, check)
 		if err != nil {
 			return err
 		}
@@ -476,9 +479,10 @@ type part struct {
 	pending *engine.Pending
 }
 
-// submit submits events the server made, in one part, and answers for each. They are its own (see
-// rankd.LogEntry.Own): an admin's thaw that sets the state back as an earlier thaw left it is stored.
-func (s *Server) submit(r *http.Request, contestID string, evs []rankd.Event) (ingestResponse, error) {
+// submit submits events the server made, in one part, and answers for each; guard, when not nil, is asked
+// as the first of them commits (see guardOnce). They are its own (see rankd.LogEntry.Own): an admin's thaw
+// that sets the state back as an earlier thaw left it is stored.
+func (s *Server) submit(r *http.Request, contestID string, evs []rankd.Event, guard func(*board.Board) error) (ingestResponse, error) {
 	items := make([]item, len(evs))
 	entries := make([]rankd.LogEntry, 0, len(evs))
 	for i, ev := range evs {
@@ -489,11 +493,29 @@ func (s *Server) submit(r *http.Request, contestID string, evs []rankd.Event) (i
 		}
 		items[i] = item{n: i + 1, typ: ev.Type, id: ev.ID, err: err}
 	}
-	p, err := s.Engine.Enqueue(r.Context(), contestID, entries)
+	p, err := s.Engine.EnqueueChecked(r.Context(), contestID, entries, guardOnce(guard))
 	if err != nil {
 		return ingestResponse{}, err
 	}
 	return s.answer(r, []part{{items: items, pending: p}})
+}
+
+// guardOnce returns the engine.Check of a request whose events stand or fall together: guard is asked once,
+// with the board as the first of them commits (what other servers stored applied), and its error refuses
+// each of them. An action built from what it read of the board guards against a change stored since, by
+// another server or another request. nil for a nil guard.
+func guardOnce(guard func(*board.Board) error) engine.Check {
+	if guard == nil {
+		return nil
+	}
+	asked := false
+	var err error
+	return func(b *board.Board, _ int) error {
+		if !asked {
+			asked, err = true, guard(b)
+		}
+		return err
+	}
 }
 
 // answer waits for the commit of each part and gathers a result per item, in order.

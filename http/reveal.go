@@ -127,52 +127,12 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 
 	var ev rankd.Event
 	var oldRank int
-	made := false // the step was made before: a retry
-	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-		done, next, _ := b.Reveal()
-		n := req.Step
-		if n == 0 {
-			n = done + 1
-		}
-		var cell board.RevealCell
-		switch {
-		case n <= done:
-			cell, _ = b.RevealStep(n)
-			made = true
-		case n > done+1:
-			return rankd.Errorf(rankd.ECONFLICT, "reveal step %d before step %d", n, done+1)
-		default:
-			if err := b.CheckReveal(); err != nil {
-				return err
-			}
-			cell = *next
-		}
-		row, err := b.Row(rankd.PublicView, cell.TeamID)
-		if err != nil {
-			return err
-		}
-		oldRank = row.Rank
-		ev = rankd.Event{Type: rankd.EventReveal, ID: strconv.Itoa(n),
-			Reveal: &rankd.Reveal{Step: n, TeamID: cell.TeamID, ProblemID: cell.ProblemID,
-				Time: s.Now().Sub(b.Start()).Truncate(time.Millisecond)}}
-		return nil
+	var duplicate bool
+	if err := retried(func(stale *bool) (err error) {
+		ev, oldRank, duplicate, err = s.revealStep(r, cid, req.Step, stale)
+		return err
 	}); err != nil {
 		return err
-	}
-
-	// A retry is answered as a duplicate without storing anything: made again now, the step would be a new
-	// version of it (another time), stored and sent to the event feed again.
-	duplicate := made
-	if !made {
-		resp, err := s.submit(r, cid, []rankd.Event{ev})
-		if err != nil {
-			return err
-		}
-		res := resp.Results[0]
-		if res.Status == engine.StatusRejected {
-			return &rankd.Error{Code: res.Code, Message: res.Message}
-		}
-		duplicate = res.Status == engine.StatusDuplicate
 	}
 	out := revealStepJSON{Revealed: revealCellJSON{TeamID: ev.Reveal.TeamID, ProblemID: ev.Reveal.ProblemID},
 		OldRank: oldRank, Duplicate: duplicate}
@@ -206,4 +166,70 @@ func (s *Server) endByClock(r *http.Request, cid string) error {
 		return err
 	}
 	return s.Engine.RecordEnd(r.Context(), cid, s.Now())
+}
+
+// revealStep makes step n of the reveal (0: the next one) unless it was made, guarded by the steps made
+// (see retried), and returns its event, the revealed team's rank before it and whether it was made before.
+func (s *Server) revealStep(r *http.Request, cid string, step int, stale *bool) (ev rankd.Event, oldRank int, duplicate bool, err error) {
+	made := false // the step was made before: a retry
+	if err = s.Engine.Read(cid, func(b *board.Board, _ int64) error {
+		done, next, _ := b.Reveal()
+		n := step
+		if n == 0 {
+			n = done + 1
+		}
+		var cell board.RevealCell
+		switch {
+		case n <= done:
+			cell, _ = b.RevealStep(n)
+			made = true
+		case n > done+1:
+			return rankd.Errorf(rankd.ECONFLICT, "reveal step %d before step %d", n, done+1)
+		default:
+			if err := b.CheckReveal(); err != nil {
+				return err
+			}
+			cell = *next
+		}
+		row, err := b.Row(rankd.PublicView, cell.TeamID)
+		if err != nil {
+			return err
+		}
+		oldRank = row.Rank
+		ev = rankd.Event{Type: rankd.EventReveal, ID: strconv.Itoa(n),
+			Reveal: &rankd.Reveal{Step: n, TeamID: cell.TeamID, ProblemID: cell.ProblemID,
+				Time: s.Now().Sub(b.Start()).Truncate(time.Millisecond)}}
+		return nil
+	}); err != nil {
+		return ev, 0, false, err
+	}
+
+	// A retry is answered as a duplicate without storing anything: made again now, the step would be a new
+	// version of it (another time), stored and sent to the event feed again.
+	if made {
+		return ev, oldRank, true, nil
+	}
+	// Made meanwhile by another request, on this server or another: read again, a step named is then a
+	// duplicate, and the next step is the one after it.
+	n := ev.Reveal.Step
+	resp, err := s.submit(r, cid, []rankd.Event{ev}, func(b *board.Board) error {
+		if done, _, _ := b.Reveal(); done != n-1 {
+			*stale = true
+			return errChanged
+		}
+		return nil
+	})
+	if err != nil {
+		return ev, 0, false, err
+	}
+	res := resp.Results[0]
+	switch {
+	case res.Status == engine.StatusRejected:
+		return ev, 0, false, &rankd.Error{Code: res.Code, Message: res.Message}
+	case res.Status == engine.StatusDuplicate && step == 0:
+		// The same step made by another request in the same millisecond: this one makes the next.
+		*stale = true
+		return ev, 0, false, errChanged
+	}
+	return ev, oldRank, res.Status == engine.StatusDuplicate, nil
 }

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,13 +13,7 @@ import (
 // MustDo sends a request with the admin token and fails unless it is answered with want.
 func MustDo(tb testing.TB, method, url, body string, want int) {
 	tb.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewBufferString(body))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+testAdminToken)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(adminRequest(tb, method, url, body))
 	if err != nil {
 		tb.Fatal(err)
 	}
