@@ -892,17 +892,20 @@ func checksOf(batch []*request) func(b *board.Board, i int) error {
 	if !checked {
 		return func(*board.Board, int) error { return nil }
 	}
+	// The store asks for the entries in order: the request holding entry i is found from the last one's.
+	k, start := 0, 0
 	return func(b *board.Board, i int) error {
-		for _, r := range batch {
-			if i < len(r.entries) {
-				if r.check == nil {
-					return nil
-				}
-				return r.check(b, i)
-			}
-			i -= len(r.entries)
+		if i < start {
+			k, start = 0, 0
 		}
-		return nil
+		for k < len(batch) && i >= start+len(batch[k].entries) {
+			start += len(batch[k].entries)
+			k++
+		}
+		if k == len(batch) || batch[k].check == nil {
+			return nil
+		}
+		return batch[k].check(b, i-start)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -341,7 +342,7 @@ const commitWindow = 8
 // guard, when not nil, is asked once, with the board as the request's first event commits: an error refuses
 // every event of the request (see guardOnce).
 func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, dropTaken bool, guard func(*board.Board) error) (ingestResponse, error) {
-	check := guardOnce(guard)
+	guarded := guardOnce(guard)
 	var prefix []byte
 	err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 		c := b.Contest()
@@ -368,13 +369,22 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 	var parts []part
 	var items []item
 	var entries []rankd.LogEntry
+	var reads []readAt // by entry: what a change of the freeze was checked against
 	queue := func() error {
-		p, err := s.Engine.EnqueueChecked(r.Context(), contestID, entries, check)
+		queued, read := entries, reads
+		p, err := s.Engine.EnqueueChecked(r.Context(), contestID, entries, func(b *board.Board, i int) error {
+			if guarded != nil {
+				if err := guarded(b, i); err != nil {
+					return err
+				}
+			}
+			return s.recheckFreezeChange(b, &queued[i].Event, read[i], admin)
+		})
 		if err != nil {
 			return err
 		}
 		parts = append(parts, part{items: items, pending: p})
-		items, entries = nil, nil
+		items, entries, reads = nil, nil, nil
 		if n := len(parts) - commitWindow; n >= 0 {
 			_, err = parts[n].pending.Wait(r.Context())
 		}
@@ -414,7 +424,8 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 		case err != nil:
 			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", rankd.ErrorMessage(err))})
 		default:
-			if nc, ns, ok := freezeChange(&ev); ok {
+			var read readAt
+			if _, _, ok := freezeChange(&ev); ok {
 				err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 					if ev.Type == rankd.EventState && !ev.Delete {
 						cur := b.State()
@@ -424,12 +435,10 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 							// now (kept with the thaw, it would be a version never sent, stored anew).
 							st = cur
 						}
-						ev.State, ns = &st, &st
+						ev.State = &st
 					}
-					if err := engine.CheckFreeze(b, nc, ns, s.Now()); err != nil || admin {
-						return err
-					}
-					return engine.CheckThaw(b, ns, s.Now())
+					read = readAt{known: true, c: b.Contest(), st: b.State()}
+					return s.checkFreezeChange(b, &ev, admin)
 				})
 				if rankd.ErrorCode(err) == rankd.ENOTFOUND {
 					err = nil // a new contest
@@ -441,7 +450,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 				e.DropTakenToken = dropTaken
 			}
 			if err == nil {
-				entries = append(entries, e)
+				entries, reads = append(entries, e), append(reads, read)
 			}
 			items = append(items, item{n: n, typ: ev.Type, id: ev.ID, err: err})
 		}
@@ -460,6 +469,34 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 		resp.Skipped = rd.Skipped()
 	}
 	return resp, err
+}
+
+// readAt is the contest's definition and state that a change of its freeze was checked against as it was
+// read (known: the contest existed).
+type readAt struct {
+	known bool
+	c     rankd.Contest
+	st    rankd.State
+}
+
+// checkFreezeChange refuses a change of the contest's definition or state, ev, that would move the freeze
+// of its public board (engine.CheckFreeze), or thaw it when the sender is not an admin (engine.CheckThaw).
+func (s *Server) checkFreezeChange(b *board.Board, ev *rankd.Event, admin bool) error {
+	nc, ns, _ := freezeChange(ev)
+	if err := engine.CheckFreeze(b, nc, ns, s.Now()); err != nil || admin {
+		return err
+	}
+	return engine.CheckThaw(b, ns, s.Now())
+}
+
+// recheckFreezeChange checks a change of the freeze again as it commits, when the contest's definition or
+// state changed since it was checked as it was read (r): a freeze made by hand meanwhile, on another server,
+// would otherwise be moved back by a definition read before it, showing the public what it hid.
+func (s *Server) recheckFreezeChange(b *board.Board, ev *rankd.Event, r readAt, admin bool) error {
+	if !r.known || reflect.DeepEqual(b.Contest(), r.c) && reflect.DeepEqual(b.State(), r.st) {
+		return nil
+	}
+	return s.checkFreezeChange(b, ev, admin)
 }
 
 // saysNothingNew reports whether each time st gives is cur's.

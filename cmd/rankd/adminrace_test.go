@@ -129,6 +129,36 @@ func TestAdminActionsRaceOnTwoServers(t *testing.T) {
 		}
 	})
 
+	t.Run("freeze and a judge system's contest", func(t *testing.T) {
+		MustDo(t, "POST", a.URL+"/api/v1/contests", `{"contest":`+contest("feed", now.Add(-time.Hour), 20)+`}`, http.StatusCreated)
+		for k := range 8 {
+			// The contest as the judge system sends it again (its freeze at 4:00), once per round.
+			line := `{"type":"contest","id":"feed","data":` + contest("feed", now.Add(-time.Hour), 30+k) + "}\n"
+			got := atOnce(t,
+				[3]string{"POST", a.URL + "/api/v1/contests/feed/events", line},
+				[3]string{"POST", b.URL + "/api/v1/contests/feed/freeze", ""})
+			// The contest, sent after the freeze by hand, would move it back: refused (one event: the request's status).
+			if got[0] != http.StatusOK && got[0] != http.StatusConflict || got[1] != http.StatusOK {
+				t.Fatalf("round %d: got statuses %v, want 200 or 409, and 200", k, got)
+			}
+			for _, srv := range []*rankdProc{a, b} {
+				eventually(t, "the freeze by hand on "+srv.URL, func() string {
+					var c struct {
+						Freeze string `json:"scoreboard_freeze_duration"`
+						Frozen bool
+					}
+					MustGetJSON(t, srv.URL+"/api/v1/contests/feed", testAdminToken, &c)
+					if !c.Frozen || c.Freeze == "1:00:00.000" {
+						return fmt.Sprintf("round %d: got %+v, want the freeze by hand", k, c)
+					}
+					return ""
+				})
+			}
+			MustDo(t, "POST", b.URL+"/api/v1/contests/feed/thaw", "", http.StatusOK)
+			MustDo(t, "PATCH", a.URL+"/api/v1/contests/feed", `{"contest":`+contest("feed", now.Add(-time.Hour), 20)+`}`, http.StatusOK)
+		}
+	})
+
 	t.Run("create", func(t *testing.T) {
 		for k := range 6 {
 			id := fmt.Sprintf("new%d", k)
