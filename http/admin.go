@@ -143,8 +143,8 @@ func (s *Server) createContest(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if refused {
-		return exists
+	if refused || resp.Results[0].Status == engine.StatusDuplicate {
+		return exists // the same bundle created at once by another request: its contest line is a duplicate
 	}
 	if first := resp.Results[0]; first.Status == engine.StatusRejected {
 		return &rankd.Error{Code: first.Code, Message: first.Message}
@@ -189,8 +189,16 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 		}
 		// Checked against the definition and state read: a freeze by hand stored meanwhile (by another
 		// server) would otherwise be undone by a definition that does not have it.
-		if resp, err = s.ingestBundle(r, id, cb.lines(), unchangedContest(stale, c, st)); err != nil || *stale {
+		guard := unchangedContest(stale, c, st)
+		if resp, err = s.ingestBundle(r, id, cb.lines(), guard); err != nil || *stale {
 			return err
+		}
+		if len(cb.Contest) > 0 && resp.Results[0].Status == engine.StatusRejected {
+			// Refused as it was read, after a change (a freeze by hand) that no committed event of the bundle
+			// saw: made again, it gets the answer it gets sent after the change (409).
+			if err := s.Engine.Read(id, func(b *board.Board, _ int64) error { return guard(b) }); err != nil && *stale {
+				return err
+			}
 		}
 		if reopened != nil && resp.Results[0].Status != engine.StatusRejected {
 			return s.submitEvents(r, id, rankd.Event{Type: rankd.EventState, State: reopened})

@@ -369,7 +369,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 	var parts []part
 	var items []item
 	var entries []rankd.LogEntry
-	var reads []readAt // by entry: what a change of the freeze was checked against
+	var reads map[int]readAt // by entry of the part: what a change of the freeze was checked against
 	queue := func() error {
 		queued, read := entries, reads
 		p, err := s.Engine.EnqueueChecked(r.Context(), contestID, entries, func(b *board.Board, i int) error {
@@ -450,7 +450,13 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 				e.DropTakenToken = dropTaken
 			}
 			if err == nil {
-				entries, reads = append(entries, e), append(reads, read)
+				if read.known {
+					if reads == nil {
+						reads = map[int]readAt{}
+					}
+					reads[len(entries)] = read
+				}
+				entries = append(entries, e)
 			}
 			items = append(items, item{n: n, typ: ev.Type, id: ev.ID, err: err})
 		}
