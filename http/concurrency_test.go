@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -84,9 +85,9 @@ func TestCreateTwiceAtOnce(t *testing.T) {
 		e := MustOpen(t)
 		create := request{"POST", "/api/v1/contests", testContest()}
 		res := atOnce(t, e, create, create)
-		if s := []int{res[0].Status, res[1].Status}; !(s[0] == http.StatusCreated && s[1] == http.StatusConflict ||
-			s[1] == http.StatusCreated && s[0] == http.StatusConflict) {
-			t.Fatalf("round %d: got %v, want one 201 and one 409", round, s)
+		got := fmt.Sprint(min(res[0].Status, res[1].Status), max(res[0].Status, res[1].Status))
+		if want := fmt.Sprint(http.StatusCreated, http.StatusConflict); got != want {
+			t.Fatalf("round %d: got statuses %s, want one 201 and one 409", round, got)
 		}
 	}
 }
