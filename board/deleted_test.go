@@ -1,7 +1,11 @@
 package board_test
 
 import (
+	"bytes"
+	"strconv"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"rankd"
 	"rankd/board"
@@ -63,5 +67,100 @@ func TestDeletedSubmissionKeepsItsJudgements(t *testing.T) {
 	ev := judgeEv("js1", "s1", "WA", m(11))
 	if _, err := b.Apply(&ev); rankd.ErrorCode(err) != rankd.EUNPROCESSABLE {
 		t.Errorf("a judgement of a deleted submission: got %v, want %s", err, rankd.EUNPROCESSABLE)
+	}
+}
+
+// TestDeletedSubmissionsCreatedAgain: random logs with submissions deleted and created again (at the same or
+// another time, team or problem), judgements deleted, moved and sent again; a checkpoint taken at every
+// point and the rest applied give the board (and the checkpoint's bytes) of the log applied at once.
+func TestDeletedSubmissionsCreatedAgain(t *testing.T) {
+	for _, rules := range allRules {
+		t.Run(rules.String(), func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				g := drawLog(t, logOpts{rules: rules, hidden: true, bans: true, teams: true, rejudges: true})
+				var subsIdx []int
+				for i, e := range g.entries {
+					if e.ev.Type == rankd.EventSubmission && !e.ev.Delete && !e.bad {
+						subsIdx = append(subsIdx, i)
+					}
+				}
+				if len(subsIdx) > 0 {
+					var origs []logEntry
+					for _, i := range subsIdx {
+						origs = append(origs, g.entries[i])
+					}
+					for range draw(t, "deletions", 1, 6) {
+						orig := pick(t, "deleted sub", origs)
+						si := 0
+						for i, e := range g.entries {
+							if e.ev.Type == rankd.EventSubmission && !e.ev.Delete && e.ev.Submission.ID == orig.ev.Submission.ID {
+								si = i
+								break
+							}
+						}
+						pos := draw(t, "delete at", si+1, len(g.entries))
+						del := logEntry{ev: subDeleteEv(orig.ev.Submission.ID)}
+						g.entries = append(g.entries[:pos], append([]logEntry{del}, g.entries[pos:]...)...)
+						if rapid.Bool().Draw(t, "created again") {
+							back := orig
+							back.cell = ""
+							s := *orig.ev.Submission
+							switch draw(t, "how", 0, 3) {
+							case 1:
+								s.Time += m(float64(draw(t, "shift", -30, 30)))
+							case 2:
+								var ps []string
+								for _, ev := range g.setup {
+									if ev.Type == rankd.EventProblem {
+										ps = append(ps, ev.Problem.ID)
+									}
+								}
+								s.ProblemID = pick(t, "other problem", ps)
+							case 3:
+								var ts []string
+								for _, ev := range g.setup {
+									if ev.Type == rankd.EventTeam {
+										ts = append(ts, ev.Team.ID)
+									}
+								}
+								s.TeamID = pick(t, "other team", ts)
+							}
+							back.ev.Submission = &s
+							pos2 := draw(t, "back at", pos+1, len(g.entries))
+							g.entries = append(g.entries[:pos2], append([]logEntry{back}, g.entries[pos2:]...)...)
+						}
+					}
+				}
+				// Judgements of deleted submissions are refused: the entries the board refuses are marked.
+				a := newBoard(t, g)
+				for i := range g.entries {
+					_, err := a.Apply(&g.entries[i].ev)
+					g.entries[i].bad = err != nil
+				}
+				t.Logf("log:\n%s", logString(g))
+				want, err := a.Checkpoint()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for split := 0; split <= len(g.entries); split++ {
+					b := newBoard(t, g)
+					for i := range g.entries[:split] {
+						apply(t, "B", b, &g.entries[i])
+					}
+					c := restore(t, b)
+					for i := split; i < len(g.entries); i++ {
+						apply(t, "C", c, &g.entries[i])
+					}
+					compareBoards(t, "restored after "+strconv.Itoa(split), c, a, true)
+					got, err := c.Checkpoint()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, want) {
+						t.Fatalf("checkpoint after restoring at %d differs from the replay's", split)
+					}
+				}
+			})
+		})
 	}
 }
