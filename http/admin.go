@@ -210,17 +210,26 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 	return writeIngest(w, http.StatusOK, &resp)
 }
 
-// unchangedContest returns a guard (see guardOnce) of an action built from a contest's definition c and state
-// st: it refuses the action, saying so in *stale, when the board holds another definition or state as the
-// action commits.
-func unchangedContest(stale *bool, c rankd.Contest, st rankd.State) func(*board.Board) error {
+// unchanged returns a guard (see guardOnce) of an action built from what it read of the board: it refuses the
+// action, saying so in *stale, unless same reports that the board, as the action commits, still holds it.
+func unchanged(stale *bool, same func(*board.Board) bool) func(*board.Board) error {
 	return func(b *board.Board) error {
-		if reflect.DeepEqual(b.Contest(), c) && reflect.DeepEqual(b.State(), st) {
+		if same(b) {
 			return nil
 		}
 		*stale = true
 		return errChanged
 	}
+}
+
+// unchangedContest is unchanged for an action built from a contest's definition c and state st.
+func unchangedContest(stale *bool, c rankd.Contest, st rankd.State) func(*board.Board) error {
+	return unchanged(stale, func(b *board.Board) bool { return sameContest(b, c, st) })
+}
+
+// sameContest reports whether board b holds the contest's definition c and state st.
+func sameContest(b *board.Board, c rankd.Contest, st rankd.State) bool {
+	return reflect.DeepEqual(b.Contest(), c) && reflect.DeepEqual(b.State(), st)
 }
 
 // errChanged refuses an action whose events were built from what changed before they committed: it is made
@@ -386,13 +395,10 @@ func (s *Server) setHidden(hidden bool) handlerFunc {
 			t := read
 			t.Hidden = hidden
 			// A change of the team stored meanwhile (a rename by a judge system) is kept: hidden on top of it.
-			return s.submitEventsGuarded(r, cid, func(b *board.Board) error {
-				if cur, _, ok := b.Team(tid); ok && reflect.DeepEqual(cur, read) {
-					return nil
-				}
-				*stale = true
-				return errChanged
-			}, rankd.Event{Type: rankd.EventTeam, ID: tid, Team: &t})
+			return s.submitEventsGuarded(r, cid, unchanged(stale, func(b *board.Board) bool {
+				cur, _, ok := b.Team(tid)
+				return ok && reflect.DeepEqual(cur, read)
+			}), rankd.Event{Type: rankd.EventTeam, ID: tid, Team: &t})
 		}); err != nil {
 			return err
 		}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -499,7 +498,7 @@ func (s *Server) checkFreezeChange(b *board.Board, ev *rankd.Event, admin bool) 
 // state changed since it was checked as it was read (r): a freeze made by hand meanwhile, on another server,
 // would otherwise be moved back by a definition read before it, showing the public what it hid.
 func (s *Server) recheckFreezeChange(b *board.Board, ev *rankd.Event, r readAt, admin bool) error {
-	if !r.known || reflect.DeepEqual(b.Contest(), r.c) && reflect.DeepEqual(b.State(), r.st) {
+	if !r.known || sameContest(b, r.c, r.st) {
 		return nil
 	}
 	return s.checkFreezeChange(b, ev, admin)

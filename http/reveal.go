@@ -212,13 +212,10 @@ func (s *Server) revealStep(r *http.Request, cid string, step int, stale *bool) 
 	// Made meanwhile by another request, on this server or another: read again, a step named is then a
 	// duplicate, and the next step is the one after it.
 	n := ev.Reveal.Step
-	resp, err := s.submit(r, cid, []rankd.Event{ev}, func(b *board.Board) error {
-		if done, _, _ := b.Reveal(); done != n-1 {
-			*stale = true
-			return errChanged
-		}
-		return nil
-	})
+	resp, err := s.submit(r, cid, []rankd.Event{ev}, unchanged(stale, func(b *board.Board) bool {
+		done, _, _ := b.Reveal()
+		return done == n-1
+	}))
 	if err != nil {
 		return ev, 0, false, err
 	}
