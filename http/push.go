@@ -24,9 +24,10 @@ import (
 // number of the frame before it (base_seq). A client holding the view at base_seq applies it: it takes the
 // listed rows out, puts them back at their positions in increasing order, and works out every rank from the
 // keys (rows with equal keys share a rank). A row that left the view is in removed. A row the client has
-// carries only the cells that changed since base_seq, so a client is only ever at a frame's boundary: a
-// snapshot is taken right after a frame, and a client resumes only from the end of a frame the channel
-// still keeps.
+// carries only the cells that changed since base_seq, so a client is at a frame's boundary: a snapshot is
+// taken right after a frame, and a client resumes from the end of a frame the channel still keeps. One that
+// read the board elsewhere (another server's frame, a page) at a number within a frame gets one diff of whole
+// rows instead (catchUp).
 
 // Defaults of the push.
 const (
@@ -64,6 +65,8 @@ type message struct {
 	seq  uint64
 	base uint64
 	data []byte
+	// teams are those a diff lists, in its rows or removed.
+	teams []string
 }
 
 // hub keeps the channels that have followers, by contest.
@@ -324,25 +327,15 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 	}
 	slices.Sort(teams)
 	clear(ch.dirty)
-	sent := make(map[string][]uint64, len(teams))
-	for _, t := range teams {
-		pos, key, ok := b.Place(v, t)
-		var row rankd.Row
-		var err error
-		if ok {
-			row, err = b.Row(v, t)
-		}
-		if !ok || err != nil {
-			f.Removed = append(f.Removed, t)
-			sent[t] = nil
-			continue
-		}
-		rj := renderRow(b, row)
-		rj.Cells, sent[t] = changedCells(rj.Cells, ch.sent[t])
-		f.Rows = append(f.Rows, pushRow{RowData: rj, Pos: pos, Key: key})
-	}
 	if seq == ch.seq {
 		return // rows marked, but nothing this view shows moved
+	}
+	sent := make(map[string][]uint64, len(teams))
+	placeRows(b, v, teams, &f, func(t string, rj *rowJSON) {
+		rj.Cells, sent[t] = changedCells(rj.Cells, ch.sent[t])
+	})
+	for _, t := range f.Removed {
+		sent[t] = nil
 	}
 	for t, digests := range sent {
 		if digests == nil {
@@ -351,7 +344,7 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 			ch.sent[t] = digests
 		}
 	}
-	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f)}
+	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams}
 	ch.seq = seq
 	if v.Kind == rankd.ViewTeam {
 		ch.own = ownSeq(b, v)
@@ -363,6 +356,28 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 	}
 	for f := range ch.subs {
 		h.send(ch, f, m)
+	}
+}
+
+// placeRows adds to f each team of teams (sorted) as view v of b has it: its row with its place, or its id
+// in f.Removed when the view does not show it; trim, when not nil, takes cells out of a row before it goes.
+func placeRows(b *board.Board, v rankd.View, teams []string, f *diffFrame, trim func(team string, rj *rowJSON)) {
+	for _, t := range teams {
+		pos, key, ok := b.Place(v, t)
+		var row rankd.Row
+		var err error
+		if ok {
+			row, err = b.Row(v, t)
+		}
+		if !ok || err != nil {
+			f.Removed = append(f.Removed, t)
+			continue
+		}
+		rj := renderRow(b, row)
+		if trim != nil {
+			trim(t, &rj)
+		}
+		f.Rows = append(f.Rows, pushRow{RowData: rj, Pos: pos, Key: key})
 	}
 }
 
@@ -449,6 +464,10 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 				}
 				return nil
 			}
+			if teams, ok := changedSince(ch.window, *lastSeq); ok && ch.seq == b.Seq(v) {
+				f.events <- h.catchUp(b, ch, *lastSeq, teams)
+				return nil
+			}
 		}
 		if lastSeq != nil {
 			var err error
@@ -483,6 +502,33 @@ func resume(window []message, seq, last uint64) ([]message, bool) {
 		}
 	}
 	return nil, false
+}
+
+// changedSince returns the teams whose rows changed since seq, when seq falls within a frame of window
+// rather than at a frame's boundary: a client that read a page between two frames, or that followed
+// another server of the distributed mode, whose frames are cut at other numbers.
+func changedSince(window []message, seq uint64) ([]string, bool) {
+	i := slices.IndexFunc(window, func(m message) bool { return m.base < seq && seq < m.seq })
+	if i < 0 {
+		return nil, false
+	}
+	var teams []string
+	for _, m := range window[i:] {
+		teams = append(teams, m.teams...)
+	}
+	slices.Sort(teams)
+	return slices.Compact(teams), true
+}
+
+// catchUp returns the diff that brings a client from seq, within a frame, to the channel's last frame: the
+// teams that changed since the start of that frame, each row whole. Applied to the view at seq it gives the
+// view at the frame's end: every row that changed since seq is in it, with all its cells (the client may lack
+// some of those a frame would leave out, having been at another point), and the rows left out did not move.
+// The channel is at the board (ch.seq is b's), so the rows are as of the frame's end.
+func (h *hub) catchUp(b *board.Board, ch *channel, seq uint64, teams []string) message {
+	f := diffFrame{Seq: ch.seq, BaseSeq: seq, Frozen: h.s.frozen(b, ch.view), Rows: []pushRow{}}
+	placeRows(b, ch.view, teams, &f, nil)
+	return message{seq: ch.seq, base: seq, data: event("diff", ch.seq, f), teams: teams}
 }
 
 // unsubscribe removes a follower; a channel without followers stops keeping frames.

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -50,6 +51,30 @@ func TestResume(t *testing.T) {
 		got, ok := resume(window, tt.from, tt.last)
 		if !ok && tt.want != -1 || ok && len(got) != tt.want {
 			t.Errorf("resume from %d: got %d frames (ok %v), want %d", tt.from, len(got), ok, tt.want)
+		}
+	}
+}
+
+func TestChangedSince(t *testing.T) {
+	window := []message{{seq: 12, base: 10, teams: []string{"a", "c"}}, {seq: 15, base: 12, teams: []string{"b", "c"}},
+		{seq: 20, base: 15, teams: []string{"a"}}}
+	tests := []struct {
+		from uint64
+		want []string // nil: not within a frame
+	}{
+		{11, []string{"a", "b", "c"}},
+		{13, []string{"a", "b", "c"}},
+		{17, []string{"a"}},
+		{12, nil}, // a frame's boundary: the frames themselves
+		{15, nil},
+		{20, nil},
+		{9, nil}, // older than the window
+		{21, nil},
+	}
+	for _, tt := range tests {
+		got, ok := changedSince(window, tt.from)
+		if ok != (tt.want != nil) || !slices.Equal(got, tt.want) {
+			t.Errorf("changed since %d: got %q (ok %v), want %q", tt.from, got, ok, tt.want)
 		}
 	}
 }

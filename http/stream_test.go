@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -534,5 +536,90 @@ func TestStreamSnapshotsShared(t *testing.T) {
 	wg.Wait()
 	if got := rendered() - before; got != 1 {
 		t.Errorf("20 clients of one version: got %d snapshots rendered, want 1", got)
+	}
+}
+
+// A client that read the board between two frames (a page, or a frame of another server of the distributed
+// mode, which cuts its frames elsewhere) resumes from that number with one diff of the rows changed since,
+// whole, rather than a snapshot; applied to what it read, the diff gives the followed board exactly. Within
+// the frame a team leaves the view and comes back: the client, without it, gets it whole.
+func TestStreamResumeBetweenFrames(t *testing.T) {
+	e := MustOpenWith(t, options{tick: 400 * time.Millisecond})
+	e.MustContest(t)
+	first := &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream?view=jury", Token: judgeToken}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = first.Run(ctx) }()
+	page := func() (uint64, []stream.Row) {
+		var sb struct {
+			Seq  uint64
+			Rows []stream.Row
+		}
+		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view=jury", judgeToken, nil, &sb)
+		return sb.Seq, sb.Rows
+	}
+	caughtUp := func() stream.Board {
+		t.Helper()
+		seq, _ := page()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if b, ok := first.Board(); ok && b.Seq == seq {
+				return b
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the follower did not reach %d", seq)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	caughtUp()
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j2b","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:30:00"}`, nil)
+	caughtUp() // a frame at once, after the quiet spell: the next changes wait for the tick's end
+
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams/t3/ban", adminToken, nil, nil)
+	seq, rows := page() // within the frame to come, t3 not on the board
+	e.MustDo(t, http.StatusOK, "DELETE", "/api/v1/contests/c1/teams/t3/ban", adminToken, nil, nil)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j3","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:11:00"}`, nil)
+	want := caughtUp()
+	if slices.ContainsFunc(rows, func(r stream.Row) bool { return r.TeamID == "t3" }) || want.Seq == seq {
+		t.Fatalf("the page at %d shows t3, or the follower is there: not within a frame", seq)
+	}
+
+	next, _ := e.MustStream(t, "?view=jury", map[string]string{"Last-Event-ID": fmt.Sprint(seq), "Authorization": "Bearer " + judgeToken})
+	nextFrame(next) // the retry hint
+	ev := nextFrame(next)
+	var d struct {
+		Seq     uint64
+		BaseSeq uint64 `json:"base_seq"`
+		Rows    []stream.Row
+	}
+	if ev.name != "diff" || json.Unmarshal([]byte(ev.data), &d) != nil || d.BaseSeq != seq || d.Seq != want.Seq {
+		t.Fatalf("resume from %d (the follower at %d): got %s %s, want a diff from %d to %d", seq, want.Seq, ev.name, ev.data, seq, want.Seq)
+	}
+	for _, r := range d.Rows {
+		if len(r.Cells) != 2 {
+			t.Errorf("team %s: got %d cells, want its whole row (2)", r.TeamID, len(r.Cells))
+		}
+	}
+	// The page's rows with their ranks for keys: the diff's rows carry the server's.
+	for i := range rows {
+		rows[i].Key = fmt.Sprint(rows[i].Rank)
+	}
+	got := stream.Board{Seq: seq, Rows: rows}
+	if err := got.ApplyDiff([]byte(ev.data)); err != nil {
+		t.Fatal(err)
+	}
+	unranked := func(b stream.Board) []stream.RowData {
+		var out []stream.RowData
+		for _, r := range b.Rows {
+			r.Rank = 0
+			out = append(out, r.RowData)
+		}
+		return out
+	}
+	if g, w := unranked(got), unranked(want); got.Seq != want.Seq || !reflect.DeepEqual(g, w) {
+		t.Errorf("page at %d with the diff: got %d %+v, want %d %+v", seq, got.Seq, g, want.Seq, w)
 	}
 }
