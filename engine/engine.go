@@ -319,6 +319,10 @@ type contest struct {
 	began     atomic.Int64 // when the log began (see Fed), unix ns; 0 until read
 	// checkpointing says that a checkpoint is being taken behind the committer (checkpointBehind).
 	checkpointing atomic.Bool
+	// After a checkpoint failed (a disk nearly full has room for commits, not for megabytes), none is tried
+	// before checkRetry (unix ns); checkFailed counts the failures in a row, which double the wait.
+	checkRetry  atomic.Int64
+	checkFailed atomic.Int32
 	// stale says that the board may hold events the log does not (a commit failed, and so did the rebuild
 	// from the log, the store being down): nobody reads it, and the next commit rebuilds it first; a reader
 	// that finds it stale asks for one (rebuildAsked: one request waits at most).
@@ -658,7 +662,7 @@ func (e *Engine) commitLoop(c *contest) {
 			}
 			continue
 		}
-		if last := c.lastCheck.Load(); !c.stale && c.pos-last >= e.checkpointGap(last) && c.checkpointing.CompareAndSwap(false, true) {
+		if last := c.lastCheck.Load(); !c.stale && c.pos-last >= e.checkpointGap(last) && c.checkpointDue() && c.checkpointing.CompareAndSwap(false, true) {
 			e.wg.Add(1)
 			go func() {
 				defer e.wg.Done()
@@ -697,11 +701,30 @@ func (e *Engine) checkpointBehind(c *contest) {
 		return // closing
 	}
 	if err != nil {
-		e.Logger.Error("checkpoint failed", slog.String("contest", c.id), slog.String("error", err.Error()))
+		// Each try rebuilds a board from the log, a second or more of a core at a large contest: tried again
+		// at every commit, a store failing every checkpoint would keep a core busy and flood the log.
+		wait := min(checkRetryMin<<min(c.checkFailed.Add(1)-1, 10), checkRetryMax)
+		c.checkRetry.Store(time.Now().Add(wait).UnixNano())
+		e.Logger.Error("checkpoint failed", slog.String("contest", c.id), slog.Duration("retry_in", wait), slog.String("error", err.Error()))
 		return
 	}
+	c.checkFailed.Store(0)
+	c.checkRetry.Store(0)
 	e.Logger.Debug("checkpoint taken", slog.String("contest", c.id), slog.Int64("pos", fresh.pos),
 		slog.Duration("took", time.Since(begin)))
+}
+
+// Bounds of the wait before a checkpoint is tried again after one failed.
+const (
+	checkRetryMin = 10 * time.Second
+	checkRetryMax = 10 * time.Minute
+)
+
+// checkpointDue reports whether a checkpoint may be tried now: no earlier one failed, or the wait after it
+// is over.
+func (c *contest) checkpointDue() bool {
+	retry := c.checkRetry.Load()
+	return retry == 0 || time.Now().UnixNano() >= retry
 }
 
 // answer tells the requests of a batch that their commit is over.

@@ -188,6 +188,27 @@ func storedBefore(parts []part) int {
 	return 0
 }
 
+// partlyStored returns err, which refused a request committed in parts, saying that its events before line
+// n are stored: told that nothing was, a sender of thousands of events stored would take them for lost.
+func partlyStored(err error, n int) error {
+	if n == 0 || rankd.ErrorCode(err) != rankd.EUNAVAILABLE {
+		return err
+	}
+	return &rankd.Error{Code: rankd.EUNAVAILABLE, Err: err, Message: fmt.Sprintf(
+		"%s (the events before line %d are stored: sent again, they are duplicates)", rankd.ErrorMessage(err), n)}
+}
+
+// refusedAfter returns err, which stopped a request while it queued its parts for commit, saying which of
+// its events are stored: it waits for each part queued, in order, as answer does. The first that failed
+// (the one err may come from, waited for to keep the commits in flight bounded) says so; when none did,
+// err came from the part being queued, and every one before it is stored.
+func (s *Server) refusedAfter(r *http.Request, parts []part, err error) error {
+	if _, failed := s.answer(r, parts); failed != nil {
+		return failed
+	}
+	return partlyStored(err, storedBefore(parts))
+}
+
 // mayBeStored says, for a request refused after it was partly committed, which of its events may be stored.
 func mayBeStored(stored int) string {
 	if stored == 0 {
@@ -461,12 +482,12 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 		}
 		if len(items) == decodeChunk {
 			if err := queue(); err != nil {
-				return ingestResponse{}, err
+				return ingestResponse{}, s.refusedAfter(r, parts, err)
 			}
 		}
 	}
 	if err := queue(); err != nil {
-		return ingestResponse{}, err
+		return ingestResponse{}, s.refusedAfter(r, parts, err)
 	}
 	resp, err := s.answer(r, parts)
 	if err == nil && len(rd.Skipped()) > 0 {
@@ -566,13 +587,7 @@ func (s *Server) answer(r *http.Request, parts []part) (ingestResponse, error) {
 	for k, p := range parts {
 		results, err := p.pending.Wait(r.Context())
 		if err != nil {
-			if n := storedBefore(parts[:k]); n > 0 && rankd.ErrorCode(err) == rankd.EUNAVAILABLE {
-				// Committed in parts: those before this one are stored, and the sender is told so (it was told
-				// that nothing was, thousands of events stored).
-				err = &rankd.Error{Code: rankd.EUNAVAILABLE, Message: fmt.Sprintf(
-					"%s (the events before line %d are stored: sent again, they are duplicates)", rankd.ErrorMessage(err), n)}
-			}
-			return ingestResponse{}, err
+			return ingestResponse{}, partlyStored(err, storedBefore(parts[:k]))
 		}
 		if resp.Results == nil {
 			resp.Results = make([]itemResult, 0, len(parts)*len(p.items))

@@ -22,6 +22,9 @@ func (db *DB) SaveCheckpoint(ctx context.Context, contestID string, cp rankd.Che
 	if data == nil {
 		data = []byte{}
 	}
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	_, err := db.write.ExecContext(ctx, `INSERT INTO checkpoints (contest_id, pos, data, saved_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (contest_id) DO UPDATE SET pos = excluded.pos, data = excluded.data, saved_at = excluded.saved_at
 		WHERE excluded.pos >= checkpoints.pos`,

@@ -27,6 +27,9 @@ var deleteContestQueries = []string{
 func (db *DB) DeleteContest(ctx context.Context, contestID string) error {
 	// The writer's connection is kept until the index is dropped: an Append, which queues for it, runs
 	// wholly before the deletion or after the drop, never with the index of the deleted log.
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
 		return fail(ctx, "delete contest", err)

@@ -28,6 +28,9 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 	if len(entries) == 0 {
 		return results, nil
 	}
+	if err := db.checkFile(); err != nil {
+		return nil, err
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fail(ctx, "append", err)
@@ -42,7 +45,12 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 	if a.segments == 0 && len(a.aliases) == 0 {
 		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
 	}
-	// Commit is what makes the entries durable (synchronous=FULL): only now are they acknowledged.
+	// Commit is what makes the entries durable (synchronous=FULL): only now are they acknowledged. The file
+	// is looked at again first: deleted while the call ran, it would take them nowhere.
+	if err := db.checkFile(); err != nil {
+		a.undo()
+		return nil, err
+	}
 	if err := tx.Commit(); err != nil {
 		// Should the commit have happened all the same, the next call finds the index behind the log and
 		// catches up with it.

@@ -29,6 +29,9 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	if err != nil {
 		return 0, err
 	}
+	if err := db.checkFile(); err != nil {
+		return 0, err
+	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fail(ctx, "save final standings", err)

@@ -28,9 +28,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"rankd"
+	"modernc.org/sqlite" // also registers the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"rankd"
 )
 
 // FileName is the name of the database file inside the directory given to Open.
@@ -69,6 +70,8 @@ type DB struct {
 	quit     chan struct{} // closed by Close
 	stop     sync.Once
 	done     chan struct{} // closed when the checkpointer returns
+
+	file fileCheck // the file opened, and whether the path still names it
 }
 
 // checkpointBytes is how much Append writes to the WAL between two checkpoints (about SQLite's default of
@@ -159,6 +162,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
 	db.ckpt.SetMaxOpenConns(1)
+	db.noteOpened()
 	db.kick, db.quit, db.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	go db.checkpointer()
 	return db, nil
@@ -216,6 +220,7 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the store. Calls in progress finish first; later calls fail.
 func (db *DB) Close() error {
+	db.file.saving.Wait() // the copy of a store whose file was deleted: the last of what it holds
 	if db.quit != nil {
 		db.stop.Do(func() { close(db.quit) })
 		<-db.done
@@ -266,11 +271,36 @@ func (db *DB) checkpointer() {
 
 // fail wraps err, the failure of operation op, for the caller. When ctx is done, its error is the cause
 // (the driver reports an interrupted statement in its own words), so that callers can check it with errors.Is.
+// A failure of the file (a full disk, an I/O error, a read-only file system, a lock another process holds)
+// gives an *rankd.Error with code EUNAVAILABLE, so that callers answer "retry later" rather than take it for a
+// fault of theirs; the driver's words stay in the cause, for the log.
 func fail(ctx context.Context, op string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("sqlite: %s: %w", op, cerr)
 	}
-	return fmt.Errorf("sqlite: %s: %w", op, err)
+	err = fmt.Errorf("sqlite: %s: %w", op, err)
+	if unavailable(err) {
+		return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: errStoreFailing, Err: err}
+	}
+	return err
+}
+
+// errStoreFailing is what users are told of a store whose file fails.
+const errStoreFailing = "the store cannot be written now (its disk is full, failing or read-only); retry"
+
+// unavailable reports whether err says the database file cannot be used now, rather than that the request
+// was wrong: what freeing space, or the disk coming back, may cure.
+func unavailable(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff { // the primary result code of an extended one
+	case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN,
+		sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOLFS, sqlite3.SQLITE_PROTOCOL:
+		return true
+	}
+	return false
 }
 
 // rollback ends tx if it is still open; after a commit it does nothing.

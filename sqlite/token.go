@@ -25,6 +25,9 @@ func (db *DB) SaveToken(ctx context.Context, t rankd.Token) error {
 	if err := t.Validate(); err != nil {
 		return err
 	}
+	if err := db.checkFile(); err != nil {
+		return err
+	}
 	_, err := db.write.ExecContext(ctx, `INSERT INTO tokens (digest, role, contest_id, team_id, name, created_at)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (digest) DO UPDATE SET role = excluded.role, contest_id = excluded.contest_id,
@@ -56,6 +59,9 @@ func (db *DB) LookupToken(ctx context.Context, secret string) (rankd.Token, erro
 
 // DeleteTeamTokens removes the team tokens of a team of a contest and returns how many there were.
 func (db *DB) DeleteTeamTokens(ctx context.Context, contestID, teamID string) (int, error) {
+	if err := db.checkFile(); err != nil {
+		return 0, err
+	}
 	res, err := db.write.ExecContext(ctx, `DELETE FROM tokens WHERE role = ? AND contest_id = ? AND team_id = ?`,
 		string(rankd.RoleTeam), contestID, teamID)
 	if err != nil {
