@@ -25,9 +25,9 @@ import (
 // listed rows out, puts them back at their positions in increasing order, and works out every rank from the
 // keys (rows with equal keys share a rank). A row that left the view is in removed. A row the client has
 // carries only the cells that changed since base_seq, so a client is at a frame's boundary: a snapshot is
-// taken right after a frame, and a client resumes from the end of a frame the channel still keeps. One that
-// read the board elsewhere (another server's frame, a page) at a number within a frame gets one diff of whole
-// rows instead (catchUp).
+// taken right after a frame, and a client resumes from the end of a frame the channel still keeps. In the
+// distributed mode, one that followed another server, at a number within a frame, gets one diff of whole rows
+// instead (catchUp).
 
 // Defaults of the push.
 const (
@@ -464,7 +464,10 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 				}
 				return nil
 			}
-			if teams, ok := changedSince(ch.window, *lastSeq); ok && ch.seq == b.Seq(v) {
+			// Only in the distributed mode, where servers cut frames at their own ticks: one server's clients
+			// resume at its frames' boundaries, and a number within one is of another board (a contest deleted
+			// and created again, its frames missed), to which the diff would be applied.
+			if teams, ok := changedSince(ch.window, *lastSeq); ok && h.s.Engine.Shared && ch.seq == b.Seq(v) {
 				f.events <- h.catchUp(b, ch, *lastSeq, teams)
 				return nil
 			}
@@ -505,8 +508,8 @@ func resume(window []message, seq, last uint64) ([]message, bool) {
 }
 
 // changedSince returns the teams whose rows changed since seq, when seq falls within a frame of window
-// rather than at a frame's boundary: a client that read a page between two frames, or that followed
-// another server of the distributed mode, whose frames are cut at other numbers.
+// rather than at a frame's boundary: a client that followed another server of the distributed mode, whose
+// frames are cut at other numbers.
 func changedSince(window []message, seq uint64) ([]string, bool) {
 	i := slices.IndexFunc(window, func(m message) bool { return m.base < seq && seq < m.seq })
 	if i < 0 {

@@ -30,7 +30,7 @@ func (db *DB) SaveCheckpoint(ctx context.Context, contestID string, cp rankd.Che
 		WHERE excluded.pos >= checkpoints.pos`,
 		contestID, cp.Pos, data, unixNano(db.now()))
 	if err != nil {
-		return fail(ctx, "save checkpoint", err)
+		return failWrite(ctx, "save checkpoint", err)
 	}
 	return nil
 }

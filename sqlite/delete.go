@@ -32,19 +32,19 @@ func (db *DB) DeleteContest(ctx context.Context, contestID string) error {
 	}
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
-		return fail(ctx, "delete contest", err)
+		return failWrite(ctx, "delete contest", err)
 	}
 	defer func() { _ = conn.Close() }() // gives the connection back to the pool; nothing to report
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return fail(ctx, "delete contest", err)
+		return failWrite(ctx, "delete contest", err)
 	}
 	defer rollback(tx)
 	var deleted int64
 	for _, q := range deleteContestQueries {
 		n, err := execCount(ctx, tx, q, contestID)
 		if err != nil {
-			return fail(ctx, "delete contest", err)
+			return failWrite(ctx, "delete contest", err)
 		}
 		deleted += n
 	}
@@ -60,7 +60,7 @@ func (db *DB) DeleteContest(ctx context.Context, contestID string) error {
 	delete(db.indexes, contestID)
 	db.mu.Unlock()
 	if err != nil {
-		return fail(ctx, "delete contest", err)
+		return failWrite(ctx, "delete contest", err)
 	}
 	return nil
 }

@@ -33,14 +33,14 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fail(ctx, "append", err)
+		return nil, failWrite(ctx, "append", err)
 	}
 	defer rollback(tx)
 	a := appendCall{db: db, ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results}
 	defer a.unlock()
 	if err := a.run(accept); err != nil {
 		a.undo()
-		return nil, fail(ctx, "append", err)
+		return nil, failWrite(ctx, "append", err)
 	}
 	if a.segments == 0 && len(a.aliases) == 0 {
 		return results, nil // nothing to store: the transaction, a new contest's row with it, is undone
@@ -55,7 +55,7 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 		// Should the commit have happened all the same, the next call finds the index behind the log and
 		// catches up with it.
 		a.undo()
-		return nil, fail(ctx, "append", err)
+		return nil, failWrite(ctx, "append", err)
 	}
 	a.x.pos = a.last
 	db.wroteWAL(a.bytes)

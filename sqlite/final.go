@@ -34,7 +34,7 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	defer rollback(tx)
 	var stored int64
@@ -45,7 +45,7 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	case errors.Is(err, sql.ErrNoRows) || err == nil && !fromUnixNano(stored).Equal(f.Stored):
 		return 0, rankd.FinalOfAnotherLog(f)
 	case err != nil:
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	var active, activePos int64
 	err = tx.QueryRowContext(ctx, `SELECT a.version, v.pos FROM final_active AS a
@@ -55,12 +55,12 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	case err == nil && activePos >= f.Pos:
 		return active, nil
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	var version int64
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) + 1 FROM final_versions WHERE contest_id = ?`,
 		f.ContestID).Scan(&version); err != nil {
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	built := unixNano(db.now())
 	f.Version, f.Built = version, fromUnixNano(built)
@@ -70,13 +70,13 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO final_versions (contest_id, version, pos, built_at, awards, jury_awards, encoded)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, f.ContestID, version, f.Pos, built, string(awards), string(juryAwards), encoded); err != nil {
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	insert, err := tx.PrepareContext(ctx, `INSERT INTO final_rows
 		(contest_id, version, view, position, rank, team_id, solved, penalty, score, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	defer func() { _ = insert.Close() }() // the transaction's end frees it anyway
 	for i, rows := range [2][]rankd.Row{f.Jury, f.Public} {
@@ -87,16 +87,16 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 			}
 			if _, err := insert.ExecContext(ctx, f.ContestID, version, finalViews[i], pos, r.Rank, r.TeamID,
 				r.Solved, r.Penalty, r.Score, string(data)); err != nil {
-				return 0, fail(ctx, "save final standings", err)
+				return 0, failWrite(ctx, "save final standings", err)
 			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO final_active (contest_id, version) VALUES (?, ?)
 		ON CONFLICT (contest_id) DO UPDATE SET version = excluded.version`, f.ContestID, version); err != nil {
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fail(ctx, "save final standings", err)
+		return 0, failWrite(ctx, "save final standings", err)
 	}
 	return version, nil
 }

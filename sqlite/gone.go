@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -12,8 +14,8 @@ import (
 
 // The database file deleted (or replaced) under a running server, by a clean-up job or an rm in the wrong
 // directory: SQLite goes on writing into the open file, which no longer has a name, and every commit would
-// be acknowledged and then lost at the next start. Each write first checks that the path still names the
-// file opened, and once it does not, the store refuses every write for good (until a restart), and saves
+// be acknowledged and then lost at the next start. Each write (and Close) first checks that the path still
+// names the file opened, and once it does not, the store refuses every write for good (until a restart), and saves
 // a copy of what it holds, read through its open connection, beside the path: nothing acknowledged is lost.
 
 // fileCheck remembers the file the store opened and what became of it.
@@ -22,10 +24,12 @@ type fileCheck struct {
 
 	saving sync.WaitGroup // the copy being saved, which Close waits for
 
-	mu    sync.Mutex
-	gone  bool
-	saved string // the copy's path, once saved
-	err   error  // why the copy could not be saved
+	mu      sync.Mutex
+	gone    bool
+	copying bool
+	closed  bool   // no copy starts once Close waits for the one being saved
+	saved   string // the copy's path, once saved
+	err     error  // why the last try to save the copy failed
 }
 
 // noteOpened records the file at the store's path, once it is open.
@@ -43,10 +47,15 @@ func (db *DB) checkFile() error {
 		if c.opened == nil {
 			return nil
 		}
-		if now, err := os.Stat(db.path); err == nil && os.SameFile(now, c.opened) {
-			return nil
+		now, err := os.Stat(db.path)
+		if err == nil && os.SameFile(now, c.opened) || err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil // there, or not known to be gone (a transient error of the file system)
 		}
 		c.gone = true
+	}
+	if c.saved == "" && !c.copying && !c.closed {
+		// Tried again at each write while none is saved: space freed, or the directory made again.
+		c.copying = true
 		c.saving.Go(db.saveCopy)
 	}
 	var cause error
@@ -57,7 +66,8 @@ func (db *DB) checkFile() error {
 			db.path, c.saved, db.path)
 	case c.err != nil:
 		cause = fmt.Errorf("sqlite: %s was deleted or replaced while the server had it open: nothing more is stored, "+
-			"and a copy of the store could not be saved (%w): keep the server running, free some space, and read /proc/<pid>/fd of the server for the open file",
+			"and a copy of the store could not be saved beside it (%w): keep the server running and make room there "+
+			"(make the directory again, free some space); the copy is tried again at the next write and at shutdown",
 			db.path, c.err)
 	default:
 		cause = fmt.Errorf("sqlite: %s was deleted or replaced while the server had it open: nothing more is stored; "+
@@ -74,10 +84,28 @@ func (db *DB) saveCopy() {
 	c := &db.file
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.copying = false
 	if err != nil {
 		c.err = err
 		_ = os.Remove(target) // a part written
 		return
 	}
 	c.saved = target
+}
+
+// closeFile looks at the file a last time as the store closes, and waits for the copy being saved: a file
+// deleted while the server was idle (no write found it gone) is saved too.
+func (db *DB) closeFile() {
+	c := &db.file
+	_ = db.checkFile()
+	c.mu.Lock()
+	c.closed = true // no copy starts from now on: Wait waits for all
+	c.mu.Unlock()
+	c.saving.Wait()
+	c.mu.Lock()
+	retry := c.gone && c.saved == ""
+	c.mu.Unlock()
+	if retry {
+		db.saveCopy() // the last try, those before having failed
+	}
 }

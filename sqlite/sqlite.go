@@ -143,7 +143,9 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 		return nil, err
 	}
 
-	db.read, err = sql.Open("sqlite", dsn(db.path, "_pragma=query_only(1)"))
+	// Readers never create the file (mode=rw): opened after the file was deleted, they would make an empty
+	// store, and answer that it has no tables.
+	db.read, err = sql.Open("sqlite", dsn(db.path, "mode=rw", "_pragma=query_only(1)"))
 	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
@@ -220,7 +222,9 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the store. Calls in progress finish first; later calls fail.
 func (db *DB) Close() error {
-	db.file.saving.Wait() // the copy of a store whose file was deleted: the last of what it holds
+	if db.write != nil {
+		db.closeFile() // a store whose file was deleted: its copy, the last of what it holds
+	}
 	if db.quit != nil {
 		db.stop.Do(func() { close(db.quit) })
 		<-db.done
@@ -271,37 +275,44 @@ func (db *DB) checkpointer() {
 
 // fail wraps err, the failure of operation op, for the caller. When ctx is done, its error is the cause
 // (the driver reports an interrupted statement in its own words), so that callers can check it with errors.Is.
-// A failure of the file (a full disk, an I/O error, a read-only file system, a lock another process holds)
-// gives an *rankd.Error with code EUNAVAILABLE, so that callers answer "retry later" rather than take it for a
-// fault of theirs; the driver's words stay in the cause, for the log.
+// A file that cannot be used now (a full disk, a read-only file system, a lock another process holds, a file
+// that cannot be opened) gives an *rankd.Error with code EUNAVAILABLE, so that callers answer "retry later"
+// rather than take it for a fault of theirs; the driver's words stay in the cause, for the log.
 func fail(ctx context.Context, op string, err error) error {
+	return classify(ctx, op, err, false)
+}
+
+// failWrite is fail for a write, for which an I/O error is the disk failing now (a file size limit, a disk
+// full in its own words): retried, it may go through. A read's I/O error is a damaged file, which waiting
+// does not cure: it stays internal, so that one damaged contest is set aside and the others are served.
+func failWrite(ctx context.Context, op string, err error) error {
+	return classify(ctx, op, err, true)
+}
+
+func classify(ctx context.Context, op string, err error, write bool) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("sqlite: %s: %w", op, cerr)
 	}
 	err = fmt.Errorf("sqlite: %s: %w", op, err)
-	if unavailable(err) {
-		return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: errStoreFailing, Err: err}
-	}
-	return err
-}
-
-// errStoreFailing is what users are told of a store whose file fails.
-const errStoreFailing = "the store cannot be written now (its disk is full, failing or read-only); retry"
-
-// unavailable reports whether err says the database file cannot be used now, rather than that the request
-// was wrong: what freeing space, or the disk coming back, may cure.
-func unavailable(err error) bool {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
-		return false
+		return err
 	}
 	switch se.Code() & 0xff { // the primary result code of an extended one
-	case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN,
-		sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOLFS, sqlite3.SQLITE_PROTOCOL:
-		return true
+	case sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_BUSY,
+		sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOLFS, sqlite3.SQLITE_PROTOCOL:
+	case sqlite3.SQLITE_IOERR:
+		if !write {
+			return err
+		}
+	default:
+		return err
 	}
-	return false
+	return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: errStoreFailing, Err: err}
 }
+
+// errStoreFailing is what users are told of a store whose file cannot be used now.
+const errStoreFailing = "the store cannot be used now (its disk is full, failing or read-only, or its file is gone); retry"
 
 // rollback ends tx if it is still open; after a commit it does nothing.
 func rollback(tx *sql.Tx) {

@@ -34,7 +34,7 @@ func (db *DB) SaveToken(ctx context.Context, t rankd.Token) error {
 			team_id = excluded.team_id, name = excluded.name, created_at = excluded.created_at`,
 		digest(t.Secret), string(t.Role), t.ContestID, t.TeamID, t.Name, unixNano(db.now()))
 	if err != nil {
-		return fail(ctx, "save token", err)
+		return failWrite(ctx, "save token", err)
 	}
 	return nil
 }
@@ -65,11 +65,11 @@ func (db *DB) DeleteTeamTokens(ctx context.Context, contestID, teamID string) (i
 	res, err := db.write.ExecContext(ctx, `DELETE FROM tokens WHERE role = ? AND contest_id = ? AND team_id = ?`,
 		string(rankd.RoleTeam), contestID, teamID)
 	if err != nil {
-		return 0, fail(ctx, "delete team tokens", err)
+		return 0, failWrite(ctx, "delete team tokens", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, fail(ctx, "delete team tokens", err)
+		return 0, failWrite(ctx, "delete team tokens", err)
 	}
 	return int(n), nil
 }
