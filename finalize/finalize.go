@@ -532,31 +532,47 @@ func latestOf(jobs []*rivertype.JobRow) *rivertype.JobRow {
 // finalized as a new one (a job filed for the same end, or log position, would be taken for one done
 // already) and its status starts idle. A job building is cancelled instead: one that has read the board
 // before the deletion stores nothing, the store keeping final standings only of the log they were built from
-// (rankd.FinalStandings.Stored).
+// (rankd.FinalStandings.Stored), and is removed once it ended, which Forget waits for a while: a job that
+// has just stored its standings is still running for the job queue (it records completions in batches), and
+// left behind it was taken for the finalization of a contest created again with the id.
 func (s *Service) Forget(ctx context.Context, contestID string) error {
+	deadline := time.Now().Add(forgetWait)
 	for {
 		jobs, err := s.jobsOf(ctx, contestID)
 		if err != nil {
 			return err
 		}
 		var ids []int64
+		running := false
 		for _, j := range jobs {
 			if j.State != rivertype.JobStateRunning {
 				ids = append(ids, j.ID)
 				continue
 			}
+			running = true
 			if _, err := s.jobs.JobCancel(ctx, j.ID); err != nil {
 				return fail("forget", err)
 			}
 		}
-		if len(ids) == 0 {
+		if len(ids) > 0 {
+			if _, err := s.jobs.JobDeleteMany(ctx, river.NewJobDeleteManyParams().IDs(ids...)); err != nil {
+				return fail("forget", err)
+			}
+			continue
+		}
+		if !running || time.Now().After(deadline) {
 			return nil
 		}
-		if _, err := s.jobs.JobDeleteMany(ctx, river.NewJobDeleteManyParams().IDs(ids...)); err != nil {
-			return fail("forget", err)
+		select {
+		case <-ctx.Done():
+			return nil // the jobs are cancelled; removing them is not worth failing the deletion
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
+
+// forgetWait bounds how long Forget waits for a cancelled job to end before it leaves it.
+const forgetWait = 10 * time.Second
 
 // jobsOf returns a contest's latest jobs, newest first.
 func (s *Service) jobsOf(ctx context.Context, contestID string) ([]*rivertype.JobRow, error) {
