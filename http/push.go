@@ -330,19 +330,11 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 	if seq == ch.seq {
 		return // rows marked, but nothing this view shows moved
 	}
-	sent := make(map[string][]uint64, len(teams))
 	placeRows(b, v, teams, &f, func(t string, rj *rowJSON) {
-		rj.Cells, sent[t] = changedCells(rj.Cells, ch.sent[t])
+		rj.Cells, ch.sent[t] = changedCells(rj.Cells, ch.sent[t])
 	})
 	for _, t := range f.Removed {
-		sent[t] = nil
-	}
-	for t, digests := range sent {
-		if digests == nil {
-			delete(ch.sent, t) // gone: it comes back whole
-		} else {
-			ch.sent[t] = digests
-		}
+		delete(ch.sent, t) // gone: it comes back whole
 	}
 	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams}
 	ch.seq = seq

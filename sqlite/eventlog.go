@@ -28,9 +28,6 @@ func (db *DB) Append(ctx context.Context, contestID string, entries []rankd.LogE
 	if len(entries) == 0 {
 		return results, nil
 	}
-	if err := db.checkFile(); err != nil {
-		return nil, err
-	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, failWrite(ctx, "append", err)

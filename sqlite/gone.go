@@ -14,9 +14,10 @@ import (
 
 // The database file deleted (or replaced) under a running server, by a clean-up job or an rm in the wrong
 // directory: SQLite goes on writing into the open file, which no longer has a name, and every commit would
-// be acknowledged and then lost at the next start. Each write (and Close) first checks that the path still
-// names the file opened, and once it does not, the store refuses every write for good (until a restart), and saves
-// a copy of what it holds, read through its open connection, beside the path: nothing acknowledged is lost.
+// be acknowledged and then lost at the next start. Each write (Append just before it commits) and Close
+// check that the path still names the file opened; once it does not, the store refuses every write for good
+// (until a restart) and saves a copy of what it holds, read through its open connection, beside the path:
+// nothing acknowledged is lost.
 
 // fileCheck remembers the file the store opened and what became of it.
 type fileCheck struct {
@@ -58,20 +59,18 @@ func (db *DB) checkFile() error {
 		c.copying = true
 		c.saving.Go(db.saveCopy)
 	}
+	what := db.path + " was deleted or replaced while the server had it open: nothing more is stored"
 	var cause error
 	switch {
 	case c.saved != "":
-		cause = fmt.Errorf("sqlite: %s was deleted or replaced while the server had it open: nothing more is stored; "+
-			"a copy of the store as the server had it is saved as %s: stop the server, move the copy to %s and start it again",
-			db.path, c.saved, db.path)
+		cause = fmt.Errorf("sqlite: %s; a copy of the store as the server had it is saved as %s: stop the server, "+
+			"move the copy to %s and start it again", what, c.saved, db.path)
 	case c.err != nil:
-		cause = fmt.Errorf("sqlite: %s was deleted or replaced while the server had it open: nothing more is stored, "+
-			"and a copy of the store could not be saved beside it (%w): keep the server running and make room there "+
-			"(make the directory again, free some space); the copy is tried again at the next write and at shutdown",
-			db.path, c.err)
+		cause = fmt.Errorf("sqlite: %s, and a copy of the store could not be saved beside it (%w): keep the server "+
+			"running and make room there (make the directory again, free some space); the copy is tried again at "+
+			"the next write and at shutdown", what, c.err)
 	default:
-		cause = fmt.Errorf("sqlite: %s was deleted or replaced while the server had it open: nothing more is stored; "+
-			"a copy of the store as the server had it is being saved beside it", db.path)
+		cause = fmt.Errorf("sqlite: %s; a copy of the store as the server had it is being saved beside it", what)
 	}
 	return &rankd.Error{Code: rankd.EUNAVAILABLE, Message: "the store cannot be written now (its file is gone); retry", Err: cause}
 }
