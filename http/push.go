@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"strconv"
 	"sync"
@@ -27,7 +26,7 @@ import (
 // carries only the cells that changed since base_seq, so a client is at a frame's boundary: a snapshot is
 // taken right after a frame, and a client resumes from the end of a frame the channel still keeps. In the
 // distributed mode, one that followed another server, at a number within a frame, gets one diff of whole rows
-// instead (catchUp).
+// instead (catchUp), as does every client of a team's view that resumes (see channel.bounds).
 
 // Defaults of the push.
 const (
@@ -110,6 +109,7 @@ type contestChannels struct {
 	// rebuilt a board from the log, where it reports only the jury and public views.
 	ownCheck bool
 	teams    int // team-view channels
+	slots    teamSlots
 	// syncing says that a goroutine waits for a commit's sync to make the frames of the views other than the
 	// public one (see flush).
 	syncing bool
@@ -118,16 +118,21 @@ type contestChannels struct {
 type channel struct {
 	view  rankd.View
 	dirty map[string]struct{} // teams whose row changed since the last frame
-	// sent holds, per team, a digest of each cell as the frames so far left it, so that a frame carries
-	// only the cells that changed: a judgement changes one cell, not a whole row.
-	sent map[string][]uint64
-	seq  uint64 // the view's sequence number the last frame (or the start) brought clients to
+	sent  sentRows
+	slots teamSlots // the contest's, shared by its channels
+	seq   uint64    // the view's sequence number the last frame (or the start) brought clients to
 	// own is, for a team's view, the part of seq its own cells moved (see ownSeq) at the last frame.
 	own uint64
 	// next is when the channel's next frame may go: each view is paced on its own, so that when a public
 	// frame goes says nothing of the jury's changes.
-	next   time.Time
-	window []message // recent frames, oldest first, each one's base the seq of the one before
+	next time.Time
+	// window holds the recent frames, oldest first, each one's base the seq of the one before: a client
+	// resumes with those after its number. A team's view keeps instead the numbers its recent frames ended at
+	// (bounds, oldest first, from the channel's start), and a client resumes with one diff of the rows changed
+	// since (catchUp, from sent): the view is one team's, followed by its pages alone, and a window for each
+	// of thousands of teams, every frame repeating the public changes, was megabytes a team.
+	window []message
+	bounds []uint64
 	subs   map[*follower]struct{}
 }
 
@@ -331,20 +336,19 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 		return // rows marked, but nothing this view shows moved
 	}
 	placeRows(b, v, teams, &f, func(t string, rj *rowJSON) {
-		rj.Cells, ch.sent[t] = changedCells(rj.Cells, ch.sent[t])
+		rj.Cells = ch.sent.listed(ch.slots.slot(t), rj.Cells, seq)
 	})
 	for _, t := range f.Removed {
-		delete(ch.sent, t) // gone: it comes back whole
+		ch.sent.removed(ch.slots.slot(t), seq)
 	}
 	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams}
 	ch.seq = seq
+	ch.next = time.Now().Add(h.tick)
 	if v.Kind == rankd.ViewTeam {
 		ch.own = ownSeq(b, v)
-	}
-	ch.next = time.Now().Add(h.tick)
-	ch.window = append(ch.window, m)
-	if len(ch.window) > DefaultWindow {
-		ch.window = slices.Delete(ch.window, 0, len(ch.window)-DefaultWindow)
+		ch.bounds = keepLast(append(ch.bounds, seq))
+	} else {
+		ch.window = keepLast(append(ch.window, m))
 	}
 	for f := range ch.subs {
 		h.send(ch, f, m)
@@ -371,28 +375,6 @@ func placeRows(b *board.Board, v rankd.View, teams []string, f *diffFrame, trim 
 		}
 		f.Rows = append(f.Rows, pushRow{RowData: rj, Pos: pos, Key: key})
 	}
-}
-
-// cellSeed keys the cell digests; they never leave the process.
-var cellSeed = maphash.MakeSeed()
-
-// changedCells returns the cells whose digest differs from before (all of them when before does not
-// match), and the digests of all.
-func changedCells(cells []cellJSON, before []uint64) ([]cellJSON, []uint64) {
-	digests := make([]uint64, len(cells))
-	for i, c := range cells {
-		digests[i] = maphash.Comparable(cellSeed, c)
-	}
-	if len(before) != len(cells) {
-		return cells, digests
-	}
-	changed := cells[:0:0]
-	for i, c := range cells {
-		if digests[i] != before[i] {
-			changed = append(changed, c)
-		}
-	}
-	return changed, digests
 }
 
 // send queues m for a follower, dropping the follower when its queue is full: a slow client never holds
@@ -424,16 +406,17 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		defer h.mu.Unlock()
 		cc := h.contests[contestID]
 		if cc == nil {
-			cc = &contestChannels{views: map[rankd.View]*channel{}, teamPublic: map[string]struct{}{}}
+			cc = &contestChannels{views: map[rankd.View]*channel{}, teamPublic: map[string]struct{}{}, slots: teamSlots{}}
 			h.contests[contestID] = cc
 		}
 		ch := cc.views[v]
 		if ch == nil {
-			ch = &channel{view: v, dirty: map[string]struct{}{}, sent: map[string][]uint64{}, seq: b.Seq(v),
+			ch = &channel{view: v, dirty: map[string]struct{}{}, slots: cc.slots, seq: b.Seq(v),
 				subs: map[*follower]struct{}{}}
 			cc.views[v] = ch
 			if v.Kind == rankd.ViewTeam {
 				ch.own = ownSeq(b, v)
+				ch.bounds = []uint64{ch.seq}
 				cc.teams++
 			}
 		}
@@ -450,21 +433,12 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		}
 		ch.subs[f] = struct{}{}
 		if lastSeq != nil {
-			if frames, ok := resume(ch.window, *lastSeq, ch.seq); ok {
+			if frames, ok := h.resume(b, ch, *lastSeq); ok {
 				for _, m := range frames {
 					f.events <- m
 				}
 				return nil
 			}
-			// Only in the distributed mode, where servers cut frames at their own ticks: one server's clients
-			// resume at its frames' boundaries, and a number within one is of another board (a contest deleted
-			// and created again, its frames missed), to which the diff would be applied.
-			if teams, ok := changedSince(ch.window, *lastSeq); ok && h.s.Engine.Shared && ch.seq == b.Seq(v) {
-				f.events <- h.catchUp(b, ch, *lastSeq, teams)
-				return nil
-			}
-		}
-		if lastSeq != nil {
 			var err error
 			if snap, err = h.snapshot(b, contestID, v); err != nil {
 				h.drop(contestID, v, f)
@@ -481,10 +455,42 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 	return f, nil
 }
 
-// resume returns the frames of window that bring a client from seq to last, if the window has them all:
+// resume returns what brings a client of a channel from seq to the channel's last frame, if it can: the
+// frames after seq, or one diff (catchUp) of the rows changed since. A number within a frame is resumed only in
+// the distributed mode, where servers cut frames at their own ticks: one server's clients resume at its frames'
+// boundaries, and a number within one is of another board (a contest deleted and created again, its frames
+// missed), to which the diff would be applied.
+func (h *hub) resume(b *board.Board, ch *channel, seq uint64) ([]message, bool) {
+	if ch.view.Kind == rankd.ViewTeam {
+		if seq == ch.seq {
+			return nil, true
+		}
+		within := h.s.Engine.Shared && ch.bounds[0] < seq && seq < ch.seq
+		if !slices.Contains(ch.bounds, seq) && !within || ch.seq != b.Seq(ch.view) {
+			return nil, false
+		}
+		var teams []string
+		for t, i := range ch.slots {
+			if ch.sent.changedSince(i, seq) {
+				teams = append(teams, t)
+			}
+		}
+		slices.Sort(teams)
+		return []message{h.catchUp(b, ch, seq, teams)}, true
+	}
+	if frames, ok := framesAfter(ch.window, seq, ch.seq); ok {
+		return frames, true
+	}
+	if teams, ok := changedSince(ch.window, seq); ok && h.s.Engine.Shared && ch.seq == b.Seq(ch.view) {
+		return []message{h.catchUp(b, ch, seq, teams)}, true
+	}
+	return nil, false
+}
+
+// framesAfter returns the frames of window that bring a client from seq to last, if the window has them all:
 // from the frame that starts at seq (frames carry the cells changed since their start, so a client resumes
 // only from a frame's boundary).
-func resume(window []message, seq, last uint64) ([]message, bool) {
+func framesAfter(window []message, seq, last uint64) ([]message, bool) {
 	if seq == last {
 		return nil, true
 	}
@@ -515,15 +521,23 @@ func changedSince(window []message, seq uint64) ([]string, bool) {
 	return slices.Compact(teams), true
 }
 
-// catchUp returns the diff that brings a client from seq, within a frame, to the channel's last frame: the
-// teams that changed since the start of that frame, each row whole. Applied to the view at seq it gives the
-// view at the frame's end: every row that changed since seq is in it, with all its cells (the client may lack
-// some of those a frame would leave out, having been at another point), and the rows left out did not move.
-// The channel is at the board (ch.seq is b's), so the rows are as of the frame's end.
+// catchUp returns the diff that brings a client from seq to the channel's last frame, given teams that
+// changed since seq, or since the start of the frame seq falls within: each row whole. Applied to the view at
+// seq it gives the view at the frame's end: every row that changed since seq is in it, with all its cells (the
+// client may lack some of those a frame would leave out, having been at another point), and the rows left out
+// did not move. The channel is at the board (ch.seq is b's), so the rows are as of the frame's end.
 func (h *hub) catchUp(b *board.Board, ch *channel, seq uint64, teams []string) message {
 	f := diffFrame{Seq: ch.seq, BaseSeq: seq, Frozen: h.s.frozen(b, ch.view), Rows: []pushRow{}}
 	placeRows(b, ch.view, teams, &f, nil)
 	return message{seq: ch.seq, base: seq, data: event("diff", ch.seq, f), teams: teams}
+}
+
+// keepLast returns s without its oldest entries beyond DefaultWindow.
+func keepLast[T any](s []T) []T {
+	if len(s) > DefaultWindow {
+		return slices.Delete(s, 0, len(s)-DefaultWindow)
+	}
+	return s
 }
 
 // unsubscribe removes a follower; a channel without followers stops keeping frames.

@@ -48,7 +48,7 @@ func TestResume(t *testing.T) {
 		{9, 20, -1}, // older than the window
 	}
 	for _, tt := range tests {
-		got, ok := resume(window, tt.from, tt.last)
+		got, ok := framesAfter(window, tt.from, tt.last)
 		if !ok && tt.want != -1 || ok && len(got) != tt.want {
 			t.Errorf("resume from %d: got %d frames (ok %v), want %d", tt.from, len(got), ok, tt.want)
 		}
@@ -107,5 +107,49 @@ func TestTeamSnapshotsNotKept(t *testing.T) {
 	_, public := h.snaps[snapKey{"c", rankd.PublicView}]
 	if team || !public || len(h.snaps) != 2 {
 		t.Errorf("got snapshots kept %v, want the public's and the jury's only", h.snaps)
+	}
+}
+
+func TestSentRows(t *testing.T) {
+	cell := func(p string, judged int) cellJSON { return cellJSON{ProblemID: p, Judged: judged} }
+	var s sentRows
+	steps := []struct {
+		name    string
+		slot    int
+		cells   []cellJSON // nil: the row leaves the view
+		seq     uint64
+		want    []string // problems of the cells the frame carries
+		changed []int    // slots listed after seq 2
+	}{
+		{"new row: whole", 3, []cellJSON{cell("A", 0), cell("B", 0)}, 2, []string{"A", "B"}, nil},
+		{"one cell changed", 3, []cellJSON{cell("A", 1), cell("B", 0)}, 4, []string{"A"}, []int{3}},
+		{"nothing changed", 3, []cellJSON{cell("A", 1), cell("B", 0)}, 5, []string{}, []int{3}},
+		{"another row", 0, []cellJSON{cell("A", 0), cell("B", 2)}, 6, []string{"A", "B"}, []int{0, 3}},
+		{"left the view", 3, nil, 7, nil, []int{0, 3}},
+		{"back: whole", 3, []cellJSON{cell("A", 1), cell("B", 0)}, 8, []string{"A", "B"}, []int{0, 3}},
+		{"a problem added: whole", 0, []cellJSON{cell("A", 0), cell("B", 2), cell("C", 0)}, 9, []string{"A", "B", "C"}, []int{0, 3}},
+		{"and the others too", 3, []cellJSON{cell("A", 1), cell("B", 0), cell("C", 0)}, 10, []string{"A", "B", "C"}, []int{0, 3}},
+	}
+	for _, st := range steps {
+		if st.cells == nil {
+			s.removed(st.slot, st.seq)
+		} else {
+			var got []string
+			for _, c := range s.listed(st.slot, st.cells, st.seq) {
+				got = append(got, c.ProblemID)
+			}
+			if !slices.Equal(got, st.want) && len(got)+len(st.want) > 0 {
+				t.Errorf("%s: got cells %q, want %q", st.name, got, st.want)
+			}
+		}
+		var changed []int
+		for i := range 5 {
+			if s.changedSince(i, 2) {
+				changed = append(changed, i)
+			}
+		}
+		if !slices.Equal(changed, st.changed) {
+			t.Errorf("%s: got rows changed since 2 %v, want %v", st.name, changed, st.changed)
+		}
 	}
 }

@@ -93,7 +93,8 @@ func TestStreamKeepsAnExactCopy(t *testing.T) {
 	lines = lines[60:]
 	team := e.MustTeamToken(t, "3")
 
-	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}, {"team:3", team}}
+	// Two pages of the team: one resumes while the other keeps the channel (see TestTeamStreamResumesWithOneDiff).
+	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}, {"team:3", team}, {"team:3", team}}
 	followers := make([]*stream.Follower, len(views))
 	cancels := make([]context.CancelFunc, len(views))
 	var wg sync.WaitGroup
@@ -628,5 +629,62 @@ func TestStreamResumeAfterContestCreatedAgain(t *testing.T) {
 		js, _ := json.Marshal(g)
 		jw, _ := json.Marshal(w)
 		t.Errorf("the old contest's board at %d resumed on the new one: got %d %s\nwant %d %s\n(first event %s %s)", old.Seq, got.Seq, js, want.Seq, jw, ev.name, ev.data)
+	}
+}
+
+// A team's view resumes with one diff of the rows that changed since the client's number, rendered when it
+// reconnects (the channel of one team's view keeps no window of frames): applied to the client's board it
+// gives the server's, through bans and the team's own verdicts.
+func TestTeamStreamResumesWithOneDiff(t *testing.T) {
+	e := MustOpenWith(t, options{tick: 20 * time.Millisecond})
+	lines, _ := streamContest(t, 5)
+	post := func(batch [][]byte) {
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, string(bytes.Join(batch, nil)), nil)
+	}
+	post(lines[:300])
+	token := e.MustTeamToken(t, "3")
+	auth := map[string]string{"Authorization": "Bearer " + token}
+	// Another page of the team follows all along: the channel lives on while the client is away.
+	stay := &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream?view=team", Token: token}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = stay.Run(ctx) }()
+
+	for round, batch := range [][][]byte{lines[300:420], lines[420:800], lines[800:]} {
+		next, resp := e.MustStream(t, "?view=team", auth)
+		nextFrame(next)
+		snap := nextFrame(next)
+		var held stream.Board
+		if snap.name != "snapshot" || held.ApplySnapshot([]byte(snap.data)) != nil {
+			t.Fatalf("round %d: got %s, want a snapshot", round, snap.name)
+		}
+		resp.Body.Close()
+
+		for i := 0; i < len(batch); i += 40 {
+			post(batch[i:min(i+40, len(batch))])
+			if i == 80 {
+				e.MustDo(t, http.StatusOK, "POST", fmt.Sprintf("/api/v1/contests/c1/teams/%d/ban", 4+round), adminToken, nil, nil)
+			}
+			time.Sleep(30 * time.Millisecond) // a frame or more apart
+		}
+		want := followTo(t, e, "?view=team", token)
+
+		next, _ = e.MustStream(t, "?view=team", map[string]string{"Authorization": "Bearer " + token, "Last-Event-ID": snap.id})
+		nextFrame(next)
+		ev := nextFrame(next)
+		if ev.name != "diff" {
+			t.Fatalf("round %d: resumed from %s with %q, want one diff", round, snap.id, ev.name)
+		}
+		if err := held.ApplyDiff([]byte(ev.data)); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for held.Seq < want.Seq {
+			if err := held.ApplyDiff([]byte(nextFrame(next).data)); err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if got, w := followedRows(held), followedRows(want); !reflect.DeepEqual(got, w) {
+			t.Fatalf("round %d: resumed from %s to %d:\ngot  %q\nwant %q", round, snap.id, held.Seq, got, w)
+		}
 	}
 }
