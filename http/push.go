@@ -134,6 +134,9 @@ type channel struct {
 	window []message
 	bounds []uint64
 	subs   map[*follower]struct{}
+	// idle is when the last follower left: the channel goes on making frames for DefaultWindow ticks, so
+	// that a client that reconnects (a page whose network blinked, often the view's only one) resumes.
+	idle time.Time
 }
 
 // follower is one client's queue of events; when it overflows, the client is dropped.
@@ -203,6 +206,7 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 	h.mu.Lock()
 	var due []string
 	for id, cc := range h.contests {
+		h.letGo(id, cc, now, &wait)
 		busy := len(cc.teamPublic) > 0 || cc.ownCheck
 		for _, ch := range cc.views {
 			busy = busy || len(ch.dirty) > 0
@@ -229,6 +233,30 @@ func (h *hub) flush(now time.Time) (wait time.Duration) {
 		}
 	}
 	return wait
+}
+
+// letGo removes the channels of a contest that have had no followers for DefaultWindow ticks, with h.mu
+// held, and brings wait down to when the next one is due to go.
+func (h *hub) letGo(id string, cc *contestChannels, now time.Time, wait *time.Duration) {
+	linger := DefaultWindow * h.tick
+	for v, ch := range cc.views {
+		if len(ch.subs) > 0 {
+			continue
+		}
+		if left := ch.idle.Add(linger).Sub(now); left > 0 {
+			if *wait == 0 || left < *wait {
+				*wait = left
+			}
+			continue
+		}
+		delete(cc.views, v)
+		if v.Kind == rankd.ViewTeam {
+			cc.teams--
+		}
+	}
+	if len(cc.views) == 0 {
+		delete(h.contests, id)
+	}
 }
 
 // flushPrivate makes the due frames of a contest's views other than the public one. While a commit waits
@@ -432,6 +460,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 			h.frame(b, ch)
 		}
 		ch.subs[f] = struct{}{}
+		ch.idle = time.Time{}
 		if lastSeq != nil {
 			if frames, ok := h.resume(b, ch, *lastSeq); ok {
 				for _, m := range frames {
@@ -540,7 +569,7 @@ func keepLast[T any](s []T) []T {
 	return s
 }
 
-// unsubscribe removes a follower; a channel without followers stops keeping frames.
+// unsubscribe removes a follower; a channel without followers is let go after a while (see channel.idle).
 func (h *hub) unsubscribe(contestID string, v rankd.View, f *follower) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -556,17 +585,15 @@ func (h *hub) drop(contestID string, v rankd.View, f *follower) {
 	if ch := cc.views[v]; ch != nil {
 		delete(ch.subs, f)
 		if len(ch.subs) == 0 {
-			delete(cc.views, v)
+			ch.idle = time.Now()
 			h.snapMu.Lock()
 			delete(h.snaps, snapKey{contestID, v})
 			h.snapMu.Unlock()
-			if v.Kind == rankd.ViewTeam {
-				cc.teams--
+			select { // the frame maker sees to letting it go
+			case h.kick <- struct{}{}:
+			default:
 			}
 		}
-	}
-	if len(cc.views) == 0 {
-		delete(h.contests, contestID)
 	}
 }
 

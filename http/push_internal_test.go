@@ -153,3 +153,17 @@ func TestSentRows(t *testing.T) {
 		}
 	}
 }
+
+// StreamFollowers returns how many clients follow each view of a contest, the channels kept without
+// followers included (with 0), for the tests of package http_test.
+func (s *Server) StreamFollowers(contestID string) map[string]int {
+	s.push.mu.Lock()
+	defer s.push.mu.Unlock()
+	out := map[string]int{}
+	if cc := s.push.contests[contestID]; cc != nil {
+		for v, ch := range cc.views {
+			out[v.String()] = len(ch.subs)
+		}
+	}
+	return out
+}

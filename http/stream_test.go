@@ -18,6 +18,7 @@ import (
 	"rankd/board"
 	"rankd/ccs"
 	"rankd/gen"
+	rankdhttp "rankd/http"
 	"rankd/stream"
 )
 
@@ -93,8 +94,7 @@ func TestStreamKeepsAnExactCopy(t *testing.T) {
 	lines = lines[60:]
 	team := e.MustTeamToken(t, "3")
 
-	// Two pages of the team: one resumes while the other keeps the channel (see TestTeamStreamResumesWithOneDiff).
-	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}, {"team:3", team}, {"team:3", team}}
+	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}, {"team:3", team}}
 	followers := make([]*stream.Follower, len(views))
 	cancels := make([]context.CancelFunc, len(views))
 	var wg sync.WaitGroup
@@ -634,7 +634,8 @@ func TestStreamResumeAfterContestCreatedAgain(t *testing.T) {
 
 // A team's view resumes with one diff of the rows that changed since the client's number, rendered when it
 // reconnects (the channel of one team's view keeps no window of frames): applied to the client's board it
-// gives the server's, through bans and the team's own verdicts.
+// gives the server's, through bans and the team's own verdicts. The client is the view's only one: its channel
+// outlives it for a while.
 func TestTeamStreamResumesWithOneDiff(t *testing.T) {
 	e := MustOpenWith(t, options{tick: 20 * time.Millisecond})
 	lines, _ := streamContest(t, 5)
@@ -644,11 +645,6 @@ func TestTeamStreamResumesWithOneDiff(t *testing.T) {
 	post(lines[:300])
 	token := e.MustTeamToken(t, "3")
 	auth := map[string]string{"Authorization": "Bearer " + token}
-	// Another page of the team follows all along: the channel lives on while the client is away.
-	stay := &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream?view=team", Token: token}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = stay.Run(ctx) }()
 
 	for round, batch := range [][][]byte{lines[300:420], lines[420:800], lines[800:]} {
 		next, resp := e.MustStream(t, "?view=team", auth)
@@ -659,6 +655,11 @@ func TestTeamStreamResumesWithOneDiff(t *testing.T) {
 			t.Fatalf("round %d: got %s, want a snapshot", round, snap.name)
 		}
 		resp.Body.Close()
+		for deadline := time.Now().Add(5 * time.Second); e.server.StreamFollowers("c1")["team:3"] != 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the server still counts the client that left: %v", round, e.server.StreamFollowers("c1"))
+			}
+		}
 
 		for i := 0; i < len(batch); i += 40 {
 			post(batch[i:min(i+40, len(batch))])
@@ -669,7 +670,7 @@ func TestTeamStreamResumesWithOneDiff(t *testing.T) {
 		}
 		want := followTo(t, e, "?view=team", token)
 
-		next, _ = e.MustStream(t, "?view=team", map[string]string{"Authorization": "Bearer " + token, "Last-Event-ID": snap.id})
+		next, resp = e.MustStream(t, "?view=team", map[string]string{"Authorization": "Bearer " + token, "Last-Event-ID": snap.id})
 		nextFrame(next)
 		ev := nextFrame(next)
 		if ev.name != "diff" {
@@ -686,5 +687,34 @@ func TestTeamStreamResumesWithOneDiff(t *testing.T) {
 		if got, w := followedRows(held), followedRows(want); !reflect.DeepEqual(got, w) {
 			t.Fatalf("round %d: resumed from %s to %d:\ngot  %q\nwant %q", round, snap.id, held.Seq, got, w)
 		}
+		resp.Body.Close()
+	}
+}
+
+// A view's channel outlives its last client by DefaultWindow ticks, for the client to resume, and is let go
+// after: a client back later gets a snapshot.
+func TestStreamChannelLetGo(t *testing.T) {
+	e := MustOpenWith(t, options{tick: time.Millisecond})
+	e.MustContest(t)
+	next, resp := e.MustStream(t, "", nil)
+	nextFrame(next)
+	snap := nextFrame(next)
+	resp.Body.Close()
+	left := time.Now()
+	for deadline := left.Add(5 * time.Second); len(e.server.StreamFollowers("c1")) > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the channel is kept 5 s after its client left: %v", e.server.StreamFollowers("c1"))
+		}
+	}
+	if kept := time.Since(left); kept < rankdhttp.DefaultWindow*time.Millisecond/2 {
+		t.Errorf("the channel was let go %v after its client left, want about %v", kept, rankdhttp.DefaultWindow*time.Millisecond)
+	}
+
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j2b","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:30:00"}`, nil)
+	next, _ = e.MustStream(t, "", map[string]string{"Last-Event-ID": snap.id})
+	nextFrame(next)
+	if ev := nextFrame(next); ev.name != "snapshot" {
+		t.Errorf("back after the channel was let go: got %q, want a snapshot", ev.name)
 	}
 }
