@@ -31,6 +31,7 @@ func (s *Server) deleteContest(w http.ResponseWriter, r *http.Request) error {
 // is served again, to it or to a contest created later with its id.
 func (s *Server) ContestDeleted(cid string) {
 	s.push.forget(cid)
+	s.feeds.forget(cid)
 	s.pages.forget(cid + "|")
 	s.pasts.forget(cid)
 	s.finals.forget(cid)

@@ -138,6 +138,7 @@ type feedReader struct {
 	skip   feedToken // lines up to this place are not written: the client has them
 	lines  int64     // the public feed's lines made so far
 	out    []byte    // lines made, to write
+	starts []int     // where each line of out starts
 
 	arena []byte
 	chunk []feedEntry
@@ -193,6 +194,7 @@ func (f *feedReader) line(line []byte, pos int64, t feedToken, skip bool) error 
 	if err != nil || skip {
 		return err
 	}
+	f.starts = append(f.starts, len(f.out))
 	f.out, err = appendFeedLine(f.out, line, pos, t)
 	return err
 }
@@ -342,7 +344,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 				if !write(f.out) {
 					return false
 				}
-				f.out = f.out[:0]
+				f.out, f.starts = f.out[:0], f.starts[:0]
 				idle.Reset(keepAlive)
 			}
 			if done {
@@ -368,6 +370,15 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	if jury {
 		view = rankd.JuryView
 	}
+	// A public connection that caught up with the log goes on with the contest's shared reader (see
+	// sharedFeed), from its last line n.
+	var shared *sharedFeed
+	var n int64
+	defer func() {
+		if shared != nil {
+			s.feeds.leave(cid, shared)
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -388,12 +399,37 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 			switch {
 			case rankd.ErrorCode(err) == rankd.ENOTFOUND:
 				return nil
-			case err != nil || pos <= f.after:
-				continue // being rebuilt, or nothing new
+			case err != nil:
+				continue // being rebuilt
 			}
-			if !catchUp() {
+			if shared == nil && !jury {
+				if shared = s.feeds.join(ctx, cid, f); shared != nil {
+					n, f = f.lines, nil
+				}
+			}
+			if shared == nil {
+				if pos > f.after && !catchUp() {
+					return nil
+				}
+				continue
+			}
+			lines, last, err := shared.next(ctx, n, pos)
+			switch {
+			case errors.Is(err, errFeedGone):
 				return nil
+			case errors.Is(err, errFeedBehind):
+				panic(http.ErrAbortHandler) // it resumes with its token
+			case err != nil:
+				_ = s.feedUnreadable(cid, err)
+				panic(http.ErrAbortHandler)
 			}
+			for _, l := range lines {
+				if !write(l) {
+					return nil
+				}
+				idle.Reset(keepAlive)
+			}
+			n = last
 		}
 	}
 }

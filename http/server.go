@@ -75,6 +75,7 @@ type Server struct {
 	projectionPaused atomic.Int64
 
 	push     *hub
+	feeds    sharedFeeds
 	stopPush context.CancelFunc
 	// closing is closed when shutdown begins: streams, which never go idle, end then.
 	closing   chan struct{}
