@@ -267,10 +267,16 @@ func FinalOfAnotherLog(f FinalStandings) error {
 		"contest %q was deleted since its final standings were built at log position %d", f.ContestID, f.Pos)}
 }
 
-// FinalStore keeps the final standings of contests: every version built, and which one is active.
+// FinalVersionsKept is how many versions of a contest's final standings a store keeps: the active one and
+// those just before it (a version of 10,000 teams is megabytes, and events after a contest's end, a rejudge
+// after another, each make one).
+const FinalVersionsKept = 5
+
+// FinalStore keeps the final standings of contests: the last FinalVersionsKept versions built, and which one
+// is active.
 type FinalStore interface {
-	// SaveFinal stores f as a new version of its contest's final standings and makes it the active one, in
-	// one transaction, unless the active version was built from the same or a later log position: then
+	// SaveFinal stores f as a new version of its contest's final standings and makes it the active one,
+	// deleting the versions FinalVersionsKept before it, in one transaction, unless the active version was built from the same or a later log position: then
 	// nothing is stored and that version is returned. So a finalization that runs twice, or on two servers
 	// at once, gives one result. It returns the active version's number. Standings of another log than the
 	// contest's (its log has no entry at f.Pos stored at f.Stored: the contest was deleted, perhaps created

@@ -95,6 +95,12 @@ func (db *DB) SaveFinal(ctx context.Context, f rankd.FinalStandings) (int64, err
 		ON CONFLICT (contest_id) DO UPDATE SET version = excluded.version`, f.ContestID, version); err != nil {
 		return 0, failWrite(ctx, "save final standings", err)
 	}
+	for _, table := range []string{"final_rows", "final_versions"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE contest_id = ? AND version <= ?`,
+			f.ContestID, version-rankd.FinalVersionsKept); err != nil {
+			return 0, failWrite(ctx, "save final standings", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return 0, failWrite(ctx, "save final standings", err)
 	}

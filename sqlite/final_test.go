@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"rankd"
+
 	"rankd/storetest"
 )
 
@@ -26,5 +28,26 @@ func TestFinalNotKeptWhole(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("from the rows: got %+v, want %+v", got, want)
+	}
+}
+
+// Only the last rankd.FinalVersionsKept versions of a contest's final standings are kept, rows and all.
+func TestFinalVersionsPruned(t *testing.T) {
+	dir := t.TempDir()
+	db := MustOpen(t, dir)
+	const saved = rankd.FinalVersionsKept + 3
+	storetest.MustFinalVersions(t, db, "c1", saved)
+	raw := MustRaw(t, dir)
+	for _, table := range []string{"final_versions", "final_rows"} {
+		var n, oldest int
+		if err := raw.QueryRow(`SELECT count(DISTINCT version), min(version) FROM `+table+` WHERE contest_id = 'c1'`).Scan(&n, &oldest); err != nil {
+			t.Fatal(err)
+		}
+		if n != rankd.FinalVersionsKept || oldest != saved-rankd.FinalVersionsKept+1 {
+			t.Errorf("%s: got %d versions from %d, want %d from %d", table, n, oldest, rankd.FinalVersionsKept, saved-rankd.FinalVersionsKept+1)
+		}
+	}
+	if f, err := db.ActiveFinal(context.Background(), "c1"); err != nil || f.Version != saved {
+		t.Errorf("active: got version %d (%v), want %d", f.Version, err, saved)
 	}
 }

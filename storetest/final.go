@@ -82,6 +82,16 @@ func MustFinal(tb testing.TB, s Store, id string) rankd.FinalStandings {
 	return got
 }
 
+// MustFinalVersions stores n versions of contest id's final standings (a log of n entries, grown to that when
+// shorter), for a store's own tests of how many it keeps.
+func MustFinalVersions(tb testing.TB, s Store, id string, n int) {
+	tb.Helper()
+	mustGrowLog(tb, s, id, int64(n))
+	for pos := range int64(n) {
+		MustSaveFinal(tb, s, finalStandings(tb, s, id, pos+1))
+	}
+}
+
 // equalFinal compares final standings without Version and Built, which the store assigns, and Stored, which
 // it checks.
 func equalFinal(got, want rankd.FinalStandings) bool {
