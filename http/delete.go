@@ -77,7 +77,7 @@ func (c *pageCache) forget(prefix string) {
 	}{{c.m, &c.size}, {c.prev, &c.prevSize}} {
 		for k, p := range gen.m {
 			if strings.HasPrefix(k, prefix) {
-				*gen.size -= len(p.body) + len(p.gzip)
+				*gen.size -= p.size()
 				delete(gen.m, k)
 			}
 		}

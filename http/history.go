@@ -36,8 +36,10 @@ const (
 	maxMoments = 4
 	// maxPasts is how many contests' checkpoints a server keeps, each within board.DefaultPastBudget.
 	maxPasts = 4
-	// maxHistories is how many histories a server keeps.
-	maxHistories = 16
+	// maxHistories and maxHistoryBytes bound the histories a server keeps: one of 50 teams over a long log
+	// is megabytes.
+	maxHistories    = 16
+	maxHistoryBytes = 64 << 20
 	// MaxHistoryTeams bounds the teams of one history request.
 	MaxHistoryTeams = 50
 	// DefaultHistoryTeams is how many teams a history follows when none are named: the view's top.
@@ -508,9 +510,15 @@ func (p *past) putHistory(h *historyEntry) {
 	defer p.mu.Unlock()
 	p.histories = slices.DeleteFunc(p.histories, func(o *historyEntry) bool { return o.key == h.key })
 	p.histories = slices.Insert(p.histories, 0, h)
-	if len(p.histories) > maxHistories {
-		p.histories = slices.Delete(p.histories, maxHistories, len(p.histories))
+	kept, size := 0, 0
+	for _, o := range p.histories {
+		if size += o.page.size(); kept > 0 && (kept == maxHistories || size > maxHistoryBytes) {
+			break
+		}
+		kept++
 	}
+	clear(p.histories[kept:]) // lets go of their pages
+	p.histories = p.histories[:kept]
 }
 
 func serveHistory(w http.ResponseWriter, r *http.Request, v rankd.View, h *historyEntry) error {

@@ -564,6 +564,9 @@ type cachedPage struct {
 	header     *pageHeader
 }
 
+// size is the memory of a page's bodies.
+func (p cachedPage) size() int { return len(p.body) + len(p.gzip) }
+
 // pageHeader holds the values of a cached page's header, made once.
 type pageHeader struct {
 	etag, bodyLength, gzipLength []string
@@ -621,13 +624,13 @@ var gzipWriters = sync.Pool{New: func() any {
 
 // add keeps a page in the current generation, with c.mu held.
 func (c *pageCache) add(key string, p cachedPage) {
-	n := len(p.body) + len(p.gzip)
+	n := p.size()
 	if old, ok := c.prev[key]; ok {
-		c.prevSize -= len(old.body) + len(old.gzip)
+		c.prevSize -= old.size()
 		delete(c.prev, key)
 	}
 	if old, ok := c.m[key]; ok {
-		c.size -= len(old.body) + len(old.gzip)
+		c.size -= old.size()
 		delete(c.m, key)
 	}
 	if c.m == nil || len(c.m) >= maxCachedPages/2 || c.size+n > maxCachedBytes/2 {
