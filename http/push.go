@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,11 +117,15 @@ type contestChannels struct {
 }
 
 type channel struct {
-	view  rankd.View
-	dirty map[string]struct{} // teams whose row changed since the last frame
-	sent  sentRows
-	slots teamSlots // the contest's, shared by its channels
-	seq   uint64    // the view's sequence number the last frame (or the start) brought clients to
+	contest string
+	view    rankd.View
+	// problems names the board's problems as the clients have them: when they change, a diff cannot say so
+	// (it adds or replaces cells, never takes one out), and the clients get a snapshot instead.
+	problems string
+	dirty    map[string]struct{} // teams whose row changed since the last frame
+	sent     sentRows
+	slots    teamSlots // the contest's, shared by its channels
+	seq      uint64    // the view's sequence number the last frame (or the start) brought clients to
 	// own is, for a team's view, the part of seq its own cells moved (see ownSeq) at the last frame.
 	own uint64
 	// next is when the channel's next frame may go: each view is paced on its own, so that when a public
@@ -310,6 +315,7 @@ func (h *hub) flushContest(b *board.Board, id string, now time.Time, wait *time.
 	}
 	var shared map[string]struct{}
 	var check bool
+	var problems *string // worked out for the first frame
 	if !public {
 		shared, check = cc.teamPublic, cc.ownCheck
 		cc.teamPublic, cc.ownCheck = map[string]struct{}{}, false
@@ -333,7 +339,10 @@ func (h *hub) flushContest(b *board.Board, id string, now time.Time, wait *time.
 				*wait = d
 			}
 		default:
-			h.frame(b, ch)
+			if problems == nil {
+				problems = new(problemIDs(b))
+			}
+			h.frame(b, ch, *problems)
 		}
 	}
 }
@@ -349,8 +358,9 @@ func markOwn(b *board.Board, ch *channel) {
 	}
 }
 
-// frame makes the frame of one channel, with the contest's read lock and h.mu held.
-func (h *hub) frame(b *board.Board, ch *channel) {
+// frame makes the frame of one channel, with the contest's read lock and h.mu held; problems are b's
+// (problemIDs).
+func (h *hub) frame(b *board.Board, ch *channel, problems string) {
 	v := ch.view
 	seq := b.Seq(v)
 	f := diffFrame{Seq: seq, BaseSeq: ch.seq, Frozen: h.s.frozen(b, v), Rows: []pushRow{}}
@@ -362,6 +372,10 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 	clear(ch.dirty)
 	if seq == ch.seq {
 		return // rows marked, but nothing this view shows moved
+	}
+	if problems != ch.problems {
+		h.reframe(b, ch, problems)
+		return
 	}
 	placeRows(b, v, teams, &f, func(t string, rj *rowJSON) {
 		rj.Cells = ch.sent.listed(ch.slots.slot(t), rj.Cells, seq)
@@ -378,6 +392,34 @@ func (h *hub) frame(b *board.Board, ch *channel) {
 	} else {
 		ch.window = keepLast(append(ch.window, m))
 	}
+	for f := range ch.subs {
+		h.send(ch, f, m)
+	}
+}
+
+// problemIDs names the problems of b, in order.
+func problemIDs(b *board.Board) string {
+	var ids []string
+	for _, p := range b.Problems() {
+		ids = append(ids, p.ID)
+	}
+	return strings.Join(ids, "\x00")
+}
+
+// reframe sends the followers of a channel a snapshot of its view, with the contest's read lock and h.mu
+// held: the board's problems changed. Clients from before it resume with a snapshot too.
+func (h *hub) reframe(b *board.Board, ch *channel, problems string) {
+	m, err := h.render(b, ch.contest, ch.view)
+	if err != nil {
+		h.s.Logger.Warn("push: rendering a snapshot failed", "contest", ch.contest, "error", err.Error())
+		return
+	}
+	ch.problems, ch.seq, ch.sent = problems, m.seq, sentRows{}
+	ch.window, ch.bounds = nil, []uint64{m.seq}
+	if ch.view.Kind == rankd.ViewTeam {
+		ch.own = ownSeq(b, ch.view)
+	}
+	ch.next = time.Now().Add(h.tick)
 	for f := range ch.subs {
 		h.send(ch, f, m)
 	}
@@ -439,8 +481,8 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		}
 		ch := cc.views[v]
 		if ch == nil {
-			ch = &channel{view: v, dirty: map[string]struct{}{}, slots: cc.slots, seq: b.Seq(v),
-				subs: map[*follower]struct{}{}}
+			ch = &channel{contest: contestID, view: v, problems: problemIDs(b), dirty: map[string]struct{}{},
+				slots: cc.slots, seq: b.Seq(v), subs: map[*follower]struct{}{}}
 			cc.views[v] = ch
 			if v.Kind == rankd.ViewTeam {
 				ch.own = ownSeq(b, v)
@@ -457,7 +499,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 			markOwn(b, ch)
 		}
 		if len(ch.dirty) > 0 {
-			h.frame(b, ch)
+			h.frame(b, ch, problemIDs(b))
 		}
 		ch.subs[f] = struct{}{}
 		ch.idle = time.Time{}

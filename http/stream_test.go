@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -717,4 +718,50 @@ func TestStreamChannelLetGo(t *testing.T) {
 	if ev := nextFrame(next); ev.name != "snapshot" {
 		t.Errorf("back after the channel was let go: got %q, want a snapshot", ev.name)
 	}
+}
+
+// A problem deleted (or another put in its place) takes its cells off every row: followers get a snapshot of
+// their view, since a diff only adds or replaces cells. They kept the deleted problem's cells.
+func TestStreamAfterAProblemIsDeleted(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	team := e.MustTeamToken(t, "t2")
+	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}, {"team", team}}
+	followers := make([]*stream.Follower, len(views))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i, v := range views {
+		followers[i] = &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream?view=" + v.view, Token: v.token}
+		go func() { _ = followers[i].Run(ctx) }()
+	}
+	follow := func(what string) {
+		t.Helper()
+		for i, v := range views {
+			seq, want := e.servedRows(t, v.view, v.token)
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+				b, ok := followers[i].Board()
+				if ok && b.Seq >= seq {
+					if got := followedRows(b); !slices.Equal(got, want) {
+						t.Fatalf("%s, view %s at %d:\ngot  %q\nwant %q", what, v.view, seq, got, want)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s, view %s: the follower is at %d, the server at %d", what, v.view, b.Seq, seq)
+				}
+			}
+		}
+	}
+	follow("before")
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, `{"type":"problems","id":"B","data":null}`+"\n", nil)
+	follow("problem B deleted")
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"problems","id":"Z","data":{"id":"Z","label":"Z","name":"Zebras","ordinal":1}}`+"\n", nil)
+	follow("problem Z added in its place")
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"problems","id":"Y","data":{"id":"Y","label":"Y","name":"Yaks","ordinal":5}}`+"\n", nil)
+	follow("problem Y added")
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j2b","submission_id":"s2","judgement_type_id":"AC","start_contest_time":"1:30:00"}`, nil)
+	follow("a judgement after")
 }
