@@ -303,6 +303,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	defer s.streams.Add(-1)
 
 	ctx := r.Context()
+	gen := s.feeds.generation(cid) // a deletion after it ends the connection
 	f := &feedReader{log: log, cid: cid, times: ccs.NewFeedTimes()}
 	if !jury {
 		f.filter = ccs.NewFeedFilter()
@@ -403,33 +404,43 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 				continue // being rebuilt
 			}
 			if shared == nil && !jury {
-				if shared = s.feeds.join(ctx, cid, f); shared != nil {
+				if shared, err = s.feeds.join(cid, gen, f); shared != nil {
 					n, f = f.lines, nil
 				}
 			}
-			if shared == nil {
+			switch {
+			case errors.Is(err, errFeedGone) || shared == nil && s.feeds.generation(cid) != gen:
+				return nil // the log read so far is no more
+			case shared == nil:
 				if pos > f.after && !catchUp() {
 					return nil
 				}
 				continue
 			}
-			lines, last, err := shared.next(ctx, n, pos)
-			switch {
-			case errors.Is(err, errFeedGone):
-				return nil
-			case errors.Is(err, errFeedBehind):
-				panic(http.ErrAbortHandler) // it resumes with its token
-			case err != nil:
-				_ = s.feedUnreadable(cid, err)
-				panic(http.ErrAbortHandler)
-			}
-			for _, l := range lines {
-				if !write(l) {
+			for more := true; more; {
+				select {
+				case <-s.closing:
 					return nil
+				default:
 				}
-				idle.Reset(keepAlive)
+				var lines [][]byte
+				lines, n, more, err = shared.next(ctx, n, pos)
+				switch {
+				case errors.Is(err, errFeedGone) || ctx.Err() != nil:
+					return nil
+				case errors.Is(err, errFeedBehind):
+					panic(http.ErrAbortHandler) // it resumes with its token
+				case err != nil:
+					_ = s.feedUnreadable(cid, err)
+					panic(http.ErrAbortHandler)
+				}
+				for _, l := range lines {
+					if !write(l) {
+						return nil
+					}
+					idle.Reset(keepAlive)
+				}
 			}
-			n = last
 		}
 	}
 }

@@ -118,7 +118,13 @@ type feedCollector struct {
 
 func (e *env) collectFeed(tb testing.TB, ctx context.Context, query string) *feedCollector {
 	tb.Helper()
-	req, err := http.NewRequestWithContext(ctx, "GET", e.URL+"/api/contests/c1/event-feed"+query, nil)
+	return e.collectFeedOf(tb, ctx, "c1", query)
+}
+
+// collectFeedOf is collectFeed of contest cid.
+func (e *env) collectFeedOf(tb testing.TB, ctx context.Context, cid, query string) *feedCollector {
+	tb.Helper()
+	req, err := http.NewRequestWithContext(ctx, "GET", e.URL+"/api/contests/"+cid+"/event-feed"+query, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

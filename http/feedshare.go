@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 )
 
 // The connections of a contest's public event feed that caught up with its log share one reader of it: a
@@ -12,29 +13,41 @@ import (
 // the log with a reader of its own up to the end (from its token: the lines depend on all before them), then
 // joins the contest's shared reader and lets its own go; the first to get there hands its reader over. The
 // public feed's lines depend on the log alone, so the shared reader's lines after a connection's last one are
-// those its own reader would have made.
+// those its own reader would have made. The shared reader is read on by its connections, one chunk of the
+// log at a time, each by one that has every line made so far: what a connection reads waits for no one else's
+// client, and no line is let go before the connection that made it has it.
 
 // sharedFeedBytes bounds the latest lines a shared reader keeps for the connections that follow it: one that
-// falls further behind (a client that does not read) is cut off and resumes with its token.
+// falls further behind the one furthest ahead (a client that does not read) is cut off and resumes with its
+// token.
 const sharedFeedBytes = 8 << 20
 
-// errFeedBehind is the error of a connection whose next line the shared reader no longer keeps.
-var errFeedBehind = errors.New("the client fell behind the shared event feed")
+var (
+	// errFeedBehind is the error of a connection whose next line the shared reader no longer keeps.
+	errFeedBehind = errors.New("the client fell behind the shared event feed")
+	// errFeedGone ends the connections of a deleted contest's feed.
+	errFeedGone = errors.New("the contest was deleted")
+)
 
 // sharedFeeds are the shared readers of the public event feeds, by contest.
 type sharedFeeds struct {
 	mu    sync.Mutex
 	feeds map[string]*sharedFeed
+	// gens counts the deletions of each contest id: a connection that began before one ends (its reader is
+	// of a log that is no more, whatever a contest created again with the id logs), and joins no reader.
+	gens map[string]uint64
 }
 
 // sharedFeed is the reader of a contest's public event feed that its caught-up connections share.
 type sharedFeed struct {
+	users int // with sharedFeeds.mu held
+	gone  atomic.Bool
+
 	mu     sync.Mutex
 	r      *feedReader
 	recent []feedLines // the latest lines made, oldest first
 	bytes  int         // of recent
-	users  int         // with sharedFeeds.mu held
-	// err, once set, ends every connection: the log could not be read, or the contest was deleted.
+	// err, once set, ends every connection: the log could not be read, and none can tell whether it has all.
 	err error
 }
 
@@ -46,37 +59,59 @@ type feedLines struct {
 	data   []byte
 }
 
-// join makes the connection of f, a reader of contest cid's public feed at the end of its log (as far as f
-// knows), a user of the contest's shared reader, and returns it with the number of f's last line, after
-// which the connection goes on; nil when the shared reader no longer keeps the lines after it (the connection
-// goes on with its own reader, and tries again later). When the contest has no shared reader, f becomes it.
-func (fs *sharedFeeds) join(ctx context.Context, cid string, f *feedReader) *sharedFeed {
+// generation returns the number of deletions of contest cid so far.
+func (fs *sharedFeeds) generation(cid string) uint64 {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	if sf := fs.feeds[cid]; sf != nil {
-		sf.mu.Lock()
-		defer sf.mu.Unlock()
-		if sf.err == nil && sf.r.after < f.after {
-			sf.err = sf.advance(ctx)
-		}
-		if sf.err == nil {
-			if !sf.keeps(f.lines) {
-				return nil
-			}
-			sf.users++
-			return sf
-		}
-		// A reader that failed is let go: its connections end, and this one's takes its place.
+	return fs.gens[cid]
+}
+
+// join makes the connection of f, a reader of contest cid's public feed that began at generation gen, a user
+// of the contest's shared reader, and returns it: it goes on after f's last line. It returns nil when the
+// shared reader does not have the lines after it (not read so far yet, or no longer kept: the connection goes
+// on with its own reader, and tries again later), and errFeedGone when the contest was deleted since gen. When
+// the contest has no shared reader (or one that failed), f becomes it. The store is not read.
+func (fs *sharedFeeds) join(cid string, gen uint64, f *feedReader) (*sharedFeed, error) {
+	fs.mu.Lock()
+	if fs.gens[cid] != gen {
+		fs.mu.Unlock()
+		return nil, errFeedGone
 	}
-	// The shared reader must not fail with the connection that made it: its store reads are its own.
+	sf := fs.feeds[cid]
+	if sf != nil {
+		sf.users++ // held while it is looked at: not let go meanwhile
+	}
+	fs.mu.Unlock()
+	if sf != nil {
+		// Its lock may be held by a read of the store: fs.mu is not, so other contests' feeds go on.
+		sf.mu.Lock()
+		ok, failed := sf.err == nil && sf.keeps(f.lines), sf.err != nil
+		sf.mu.Unlock()
+		if ok {
+			return sf, nil
+		}
+		fs.leave(cid, sf)
+		if !failed {
+			return nil, nil
+		}
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	switch {
+	case fs.gens[cid] != gen:
+		return nil, errFeedGone
+	case fs.feeds[cid] != sf:
+		return nil, nil // another took its place meanwhile: joined next time
+	}
+	// The shared reader must not fail with the connection that made it: what it reads again is its own.
 	f.filter.Fetch = func(pos int64) ([]byte, error) { return f.fetch(context.Background(), pos) }
 	f.out, f.starts = nil, nil
-	sf := &sharedFeed{r: f, users: 1}
+	sf = &sharedFeed{r: f, users: 1}
 	if fs.feeds == nil {
 		fs.feeds = map[string]*sharedFeed{}
 	}
 	fs.feeds[cid] = sf
-	return sf
+	return sf, nil
 }
 
 // leave takes a connection off the shared reader of contest cid; the last one's leaving lets it go.
@@ -88,45 +123,56 @@ func (fs *sharedFeeds) leave(cid string, sf *sharedFeed) {
 	}
 }
 
-// forget drops the shared reader of a deleted contest: its connections end.
+// forget drops the shared reader of a deleted contest, whose connections end, as do those still on their
+// own readers.
 func (fs *sharedFeeds) forget(cid string) {
 	fs.mu.Lock()
-	sf := fs.feeds[cid]
-	delete(fs.feeds, cid)
-	fs.mu.Unlock()
-	if sf != nil {
-		sf.mu.Lock()
-		sf.err = errFeedGone
-		sf.mu.Unlock()
+	defer fs.mu.Unlock()
+	if sf := fs.feeds[cid]; sf != nil {
+		sf.gone.Store(true)
+		delete(fs.feeds, cid)
 	}
+	if fs.gens == nil {
+		fs.gens = map[string]uint64{}
+	}
+	fs.gens[cid]++
 }
 
-// errFeedGone ends the connections of a deleted contest's feed.
-var errFeedGone = errors.New("the contest was deleted")
-
-// next returns the lines after line n, having read the log up to position pos first if it has not, and the
-// number of the last line returned. A client of a deleted contest gets errFeedGone; of a log that could not be
-// read, that error (for every connection: none can tell whether it has all); one too far behind errFeedBehind.
-func (sf *sharedFeed) next(ctx context.Context, n, pos int64) ([][]byte, int64, error) {
+// next returns the lines after line n, and the number of the last one returned. When n is the last line
+// made and the log holds more than was read (pos: the board's position), it first reads one more chunk of
+// it, with the connection's ctx; more says that the log may hold more still: ask again at once. A connection
+// of a deleted contest gets errFeedGone; of a log that could not be read, that error; one too far behind,
+// errFeedBehind.
+func (sf *sharedFeed) next(ctx context.Context, n, pos int64) (lines [][]byte, last int64, more bool, err error) {
+	if sf.gone.Load() {
+		return nil, n, false, errFeedGone
+	}
 	sf.mu.Lock()
 	defer sf.mu.Unlock()
-	if sf.err == nil && sf.r.after < pos {
-		sf.err = sf.advance(ctx)
+	switch {
+	case sf.err != nil:
+		return nil, n, false, sf.err
+	case !sf.keeps(n):
+		return nil, n, false, errFeedBehind
+	case n == sf.r.lines && sf.r.after < pos:
+		done, err := sf.read(ctx, n)
+		if err != nil {
+			if ctx.Err() == nil { // a read cut short by its client's leaving leaves the reader as it was
+				sf.err = err
+			}
+			return nil, n, false, err
+		}
+		more = !done
+	default:
+		more = sf.r.after < pos
 	}
-	if sf.err != nil {
-		return nil, n, sf.err
-	}
-	if !sf.keeps(n) {
-		return nil, n, errFeedBehind
-	}
-	var out [][]byte
 	for _, l := range sf.recent {
-		if last := l.first + int64(len(l.starts)) - 1; last > n {
-			out = append(out, l.data[l.starts[max(0, n+1-l.first)]:])
-			n = last
+		if end := l.first + int64(len(l.starts)) - 1; end > n {
+			lines = append(lines, l.data[l.starts[max(0, n+1-l.first)]:])
+			n = end
 		}
 	}
-	return out, n, nil
+	return lines, n, more, nil
 }
 
 // keeps reports whether the lines after line n are all kept, with sf.mu held.
@@ -134,27 +180,22 @@ func (sf *sharedFeed) keeps(n int64) bool {
 	return n == sf.r.lines || len(sf.recent) > 0 && sf.recent[0].first <= n+1 && n <= sf.r.lines
 }
 
-// advance reads the log to its end, keeping the lines made, with sf.mu held. Its store reads do not stop
-// with the connection that asked for them: a reader left in the middle of an entry could not go on.
-func (sf *sharedFeed) advance(ctx context.Context) error {
-	ctx = context.WithoutCancel(ctx)
-	for {
-		first := sf.r.lines + 1
-		done, err := sf.r.read(ctx)
-		if err != nil {
-			return err
-		}
-		if len(sf.r.out) > 0 {
-			sf.recent = append(sf.recent, feedLines{first: first, starts: sf.r.starts, data: sf.r.out})
-			sf.bytes += len(sf.r.out)
-			sf.r.out, sf.r.starts = nil, nil
-			for len(sf.recent) > 1 && sf.bytes > sharedFeedBytes {
-				sf.bytes -= len(sf.recent[0].data)
-				sf.recent = sf.recent[1:]
-			}
-		}
-		if done {
-			return nil
-		}
+// read reads the next chunk of the log, for a connection that has every line up to n, keeping the lines
+// made and letting go of the oldest beyond sharedFeedBytes that it has; done reports the log's end.
+func (sf *sharedFeed) read(ctx context.Context, n int64) (done bool, err error) {
+	first := sf.r.lines + 1
+	if done, err = sf.r.read(ctx); err != nil {
+		return false, err
 	}
+	if len(sf.r.out) > 0 {
+		sf.recent = append(sf.recent, feedLines{first: first, starts: sf.r.starts, data: sf.r.out})
+		sf.bytes += len(sf.r.out)
+		sf.r.out, sf.r.starts = nil, nil
+	}
+	for len(sf.recent) > 1 && sf.bytes > sharedFeedBytes && sf.recent[0].first+int64(len(sf.recent[0].starts))-1 <= n {
+		sf.bytes -= len(sf.recent[0].data)
+		sf.recent[0] = feedLines{}
+		sf.recent = sf.recent[1:]
+	}
+	return done, nil
 }

@@ -26,7 +26,7 @@ func TestSharedFeedNext(t *testing.T) {
 		{3, "behind"},
 	}
 	for _, tt := range tests {
-		out, last, err := sf.next(context.Background(), tt.after, 100)
+		out, last, _, err := sf.next(context.Background(), tt.after, 100)
 		got := string(bytes.Join(out, nil))
 		if errors.Is(err, errFeedBehind) {
 			got = "behind"

@@ -455,6 +455,23 @@ func (h *hub) send(ch *channel, f *follower, m message) {
 	default:
 		delete(ch.subs, f)
 		close(f.dropped)
+		h.left(ch)
+	}
+}
+
+// left notes that a follower left a channel, with h.mu held: the last one starts its linger (see
+// channel.idle).
+func (h *hub) left(ch *channel) {
+	if len(ch.subs) > 0 {
+		return
+	}
+	ch.idle = time.Now()
+	h.snapMu.Lock()
+	delete(h.snaps, snapKey{ch.contest, ch.view})
+	h.snapMu.Unlock()
+	select { // the frame maker sees to letting it go
+	case h.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -625,16 +642,9 @@ func (h *hub) drop(contestID string, v rankd.View, f *follower) {
 		return
 	}
 	if ch := cc.views[v]; ch != nil {
-		delete(ch.subs, f)
-		if len(ch.subs) == 0 {
-			ch.idle = time.Now()
-			h.snapMu.Lock()
-			delete(h.snaps, snapKey{contestID, v})
-			h.snapMu.Unlock()
-			select { // the frame maker sees to letting it go
-			case h.kick <- struct{}{}:
-			default:
-			}
+		if _, ok := ch.subs[f]; ok {
+			delete(ch.subs, f)
+			h.left(ch)
 		}
 	}
 }

@@ -58,6 +58,8 @@ type options struct {
 	heartbeat time.Duration
 	// bodyTimeout is how long a request body may send nothing; the server's default when zero.
 	bodyTimeout time.Duration
+	// maxBody bounds request bodies; a megabyte when zero.
+	maxBody int64
 }
 
 // MustOpenWith is MustOpen with options.
@@ -92,7 +94,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	s := rankdhttp.NewServer(e.engine, direct, auth, reg, reg)
 	e.server = s
 	s.Now = func() time.Time { return e.now }
-	s.MaxBody = 1 << 20
+	s.MaxBody = cmp.Or(o.maxBody, 1<<20)
 	s.Heartbeat = cmp.Or(o.heartbeat, 50*time.Millisecond)
 	s.BodyTimeout = o.bodyTimeout
 	s.MaxStreams = o.maxStreams
