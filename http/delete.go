@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // deleteContest deletes a contest and everything stored of it (DELETE /api/v1/contests/{cid}): its log,
@@ -30,12 +31,35 @@ func (s *Server) deleteContest(w http.ResponseWriter, r *http.Request) error {
 // engine.Engine.Deleted): its live streams end, and no page, snapshot, past board or final standings of it
 // is served again, to it or to a contest created later with its id.
 func (s *Server) ContestDeleted(cid string) {
+	s.deletions.add(cid)
 	s.push.forget(cid)
 	s.feeds.forget(cid)
 	s.pages.forget(cid + "|")
 	s.pasts.forget(cid)
 	s.finals.forget(cid)
 	s.Auth.forget(cid, "")
+}
+
+// deletions counts the deletions of each contest id, so that what began before one (a live stream, an
+// event feed reading the log) does not go on with the contest created again with the id.
+type deletions struct {
+	mu sync.Mutex
+	n  map[string]uint64
+}
+
+func (d *deletions) of(cid string) uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.n[cid]
+}
+
+func (d *deletions) add(cid string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == nil {
+		d.n = map[string]uint64{}
+	}
+	d.n[cid]++
 }
 
 // forget drops a contest's final standings from memory.

@@ -303,7 +303,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	defer s.streams.Add(-1)
 
 	ctx := r.Context()
-	gen := s.feeds.generation(cid) // a deletion after it ends the connection
+	gen := s.deletions.of(cid) // a deletion after it ends the connection
 	f := &feedReader{log: log, cid: cid, times: ccs.NewFeedTimes()}
 	if !jury {
 		f.filter = ccs.NewFeedFilter()
@@ -409,7 +409,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 				}
 			}
 			switch {
-			case errors.Is(err, errFeedGone) || shared == nil && s.feeds.generation(cid) != gen:
+			case errors.Is(err, errFeedGone) || shared == nil && s.deletions.of(cid) != gen:
 				return nil // the log read so far is no more
 			case shared == nil:
 				if pos > f.after && !catchUp() {

@@ -33,9 +33,9 @@ var (
 type sharedFeeds struct {
 	mu    sync.Mutex
 	feeds map[string]*sharedFeed
-	// gens counts the deletions of each contest id: a connection that began before one ends (its reader is
-	// of a log that is no more, whatever a contest created again with the id logs), and joins no reader.
-	gens map[string]uint64
+	// deletions are the server's: a connection that began before a deletion of its contest ends (its reader
+	// is of a log that is no more, whatever a contest created again with the id logs), and joins no reader.
+	deletions *deletions
 }
 
 // sharedFeed is the reader of a contest's public event feed that its caught-up connections share.
@@ -59,13 +59,6 @@ type feedLines struct {
 	data   []byte
 }
 
-// generation returns the number of deletions of contest cid so far.
-func (fs *sharedFeeds) generation(cid string) uint64 {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return fs.gens[cid]
-}
-
 // join makes the connection of f, a reader of contest cid's public feed that began at generation gen, a user
 // of the contest's shared reader, and returns it: it goes on after f's last line. It returns nil when the
 // shared reader does not have the lines after it (not read so far yet, or no longer kept: the connection goes
@@ -73,7 +66,7 @@ func (fs *sharedFeeds) generation(cid string) uint64 {
 // the contest has no shared reader (or one that failed), f becomes it. The store is not read.
 func (fs *sharedFeeds) join(cid string, gen uint64, f *feedReader) (*sharedFeed, error) {
 	fs.mu.Lock()
-	if fs.gens[cid] != gen {
+	if fs.deletions.of(cid) != gen {
 		fs.mu.Unlock()
 		return nil, errFeedGone
 	}
@@ -98,7 +91,7 @@ func (fs *sharedFeeds) join(cid string, gen uint64, f *feedReader) (*sharedFeed,
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	switch {
-	case fs.gens[cid] != gen:
+	case fs.deletions.of(cid) != gen:
 		return nil, errFeedGone
 	case fs.feeds[cid] != sf:
 		return nil, nil // another took its place meanwhile: joined next time
@@ -123,8 +116,8 @@ func (fs *sharedFeeds) leave(cid string, sf *sharedFeed) {
 	}
 }
 
-// forget drops the shared reader of a deleted contest, whose connections end, as do those still on their
-// own readers.
+// forget drops the shared reader of a deleted contest (counted in deletions first): its connections end, as
+// do those still on their own readers.
 func (fs *sharedFeeds) forget(cid string) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -132,10 +125,6 @@ func (fs *sharedFeeds) forget(cid string) {
 		sf.gone.Store(true)
 		delete(fs.feeds, cid)
 	}
-	if fs.gens == nil {
-		fs.gens = map[string]uint64{}
-	}
-	fs.gens[cid]++
 }
 
 // next returns the lines after line n, and the number of the last one returned. When n is the last line

@@ -479,6 +479,7 @@ func (h *hub) left(ch *channel) {
 // the window still has them all, else a snapshot of the view.
 func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follower, error) {
 	f := &follower{events: make(chan message, DefaultBuffer), dropped: make(chan struct{})}
+	gen := h.s.deletions.of(contestID)
 	err := h.s.readBoard(contestID, v, func(b *board.Board, _ int64) error {
 		// A new client's snapshot is had before h.mu, which every contest's frames need: rendering one
 		// under it held them all up.
@@ -491,6 +492,11 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
+		// A board of a contest deleted since must not make a channel, which would follow the contest
+		// created again with the id: one deleted after this gets its channel dropped (forget).
+		if h.s.deletions.of(contestID) != gen {
+			return rankd.Errorf(rankd.ENOTFOUND, "contest %q was deleted", contestID)
+		}
 		cc := h.contests[contestID]
 		if cc == nil {
 			cc = &contestChannels{views: map[rankd.View]*channel{}, teamPublic: map[string]struct{}{}, slots: teamSlots{}}

@@ -74,9 +74,11 @@ type Server struct {
 	// projectionPaused is when (Unix ns) pages may be read from the Projection again after it failed.
 	projectionPaused atomic.Int64
 
-	push     *hub
-	feeds    sharedFeeds
-	stopPush context.CancelFunc
+	push  *hub
+	feeds sharedFeeds
+	// deletions counts the deletions of each contest id (see ContestDeleted).
+	deletions deletions
+	stopPush  context.CancelFunc
 	// closing is closed when shutdown begins: streams, which never go idle, end then.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -131,6 +133,7 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 	}
 	reg.MustRegister(s.latency, s.pagesRendered, s.snapshotsRendered, s.finalLoads)
 	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
+	s.feeds.deletions = &s.deletions
 	s.closing = make(chan struct{})
 	e.Notify = s.push.notify
 	e.Deleted = s.ContestDeleted
