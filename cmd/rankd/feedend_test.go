@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -26,7 +27,9 @@ func startQuickEnding(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = s.Close(context.Background()) })
-	return "http://" + s.Listening.String()
+	url := "http://" + s.Listening.String()
+	waitReady(tb, url)
+	return url
 }
 
 // mustPostLines posts feed lines to contest cid, in parts of 150 lines 300 ms apart (a feed coming for a
@@ -44,9 +47,10 @@ func mustPostLines(tb testing.TB, url, cid string, lines [][]byte) {
 		if err != nil {
 			tb.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			tb.Fatalf("posting lines: got status %d", resp.StatusCode)
+			tb.Fatalf("posting lines: got status %d: %s", resp.StatusCode, body)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -143,6 +147,7 @@ func TestLiveContestEndedWhileJudging(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	url := "http://" + s.Listening.String()
+	waitReady(t, url)
 	end := time.Now().Add(2 * time.Second)
 	start := end.Add(-time.Hour).UTC().Format(time.RFC3339Nano)
 	MustDo(t, "POST", url+"/api/v1/contests", `{"contest":{"id":"live","name":"Live","start_time":"`+start+`",

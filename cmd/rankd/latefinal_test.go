@@ -30,14 +30,7 @@ func testLateVerdicts(t *testing.T, restart bool) {
 			t.Fatal(err)
 		}
 		url = "http://" + s.Listening.String()
-		waitFor(t, "readiness", func() bool {
-			resp, err := http.Get(url + "/readyz")
-			if err != nil {
-				return false
-			}
-			resp.Body.Close()
-			return resp.StatusCode == http.StatusOK
-		})
+		waitReady(t, url)
 		return s
 	}
 	s := open()
@@ -85,6 +78,7 @@ func TestClockJumpEndsNoContest(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	url := "http://" + s.Listening.String()
+	waitReady(t, url)
 	start := time.Now().Add(-10 * time.Minute).UTC().Format(time.RFC3339)
 	MustDo(t, "POST", url+"/api/v1/contests", `{"contest":{"id":"oi","name":"OI","start_time":"`+start+`",
 		"duration":"2:00:00","rankd":{"rules":"oi","hide_until_end":true}},"problems":[{"id":"A","label":"A","ordinal":0,"max_score":100}],

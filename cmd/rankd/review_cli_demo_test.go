@@ -37,14 +37,7 @@ func MustOpenDemo(tb testing.TB, dir string, now time.Time) *main.Server {
 	if err := s.Open(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
-	waitFor(tb, "readiness", func() bool {
-		resp, err := http.Get("http://" + s.Listening.String() + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitReady(tb, "http://"+s.Listening.String())
 	return s
 }
 
@@ -98,6 +91,20 @@ func waitFor(tb testing.TB, what string, ready func() bool) {
 	if !tryFor(10*time.Second, ready) {
 		tb.Fatalf("no %s after 10 s", what)
 	}
+}
+
+// waitReady fails the test unless the server at url says it is ready within 10 seconds: before, a contest
+// not known yet may be among those it restores, and its events are answered 503.
+func waitReady(tb testing.TB, url string) {
+	tb.Helper()
+	waitFor(tb, "readiness", func() bool {
+		resp, err := http.Get(url + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 }
 
 // tryFor calls ok until it returns true or d has passed, and reports whether it did.
