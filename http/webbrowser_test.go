@@ -548,3 +548,21 @@ func TestBrowserModel(t *testing.T) {
 		t.Error(f)
 	}
 }
+
+// A problem deleted during the contest leaves the open page's columns within seconds: its live stream sends
+// a snapshot, and the page reads the contest again (else at its regular read, 30 s later).
+func TestBrowserProblemDeleted(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	tb := MustBrowser(t).Tab(t, e.URL)
+	tb.Go("/contests/c1")
+	tb.WaitRows(alphaRow, bravoRow, charlieRow)
+	tb.Wait("the stream", `document.getElementById("state").textContent === "Live"`)
+	heads := `[...document.querySelectorAll(".head .c")].map((c) => c.textContent).join(" ")`
+	if got := evalJS[string](tb, heads); got != "# Team Solved Time A B" {
+		t.Fatalf("header: got %q", got)
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, `{"type":"problems","id":"B","data":null}`+"\n", nil)
+	tb.Wait("problem B's column gone", heads+` === "# Team Solved Time A"`)
+	tb.WaitRows("1 Alpha 1 30 [solved first|30|1 try]", "2 Bravo 0 0 [failed||1 try]", "2 Charlie 0 0 [||]")
+}

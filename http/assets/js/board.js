@@ -420,6 +420,8 @@ function follow() {
       if (view !== "jury") checkFrozen(board); // the jury's own view hides nothing: its public feed tells
       const ms = performance.now() - started;
       if (changed === null) {
+        // A snapshot after the first may say that the contest's problems changed: its columns come with it.
+        if (stats.snapshots > 0) refreshSoon();
         stats.snapshots++;
         stats.snapshotMs = ms;
       } else {
