@@ -208,6 +208,15 @@ async function refreshContest() {
   }
 }
 
+// problemsDiffer reports whether the rows of board b have cells of other problems than the table's columns:
+// the contest's problems changed (its stream then sends a snapshot).
+function problemsDiffer(b) {
+  const cells = b.rows[0]?.cells;
+  if (!cells) return false;
+  const ids = (list) => list.map((x) => x.problem_id ?? x.id).sort().join();
+  return ids(cells) !== ids(table.problems);
+}
+
 // checkFrozen reads the contest again soon when a frame (a snapshot, a diff, a page polled) of board b says
 // that the public board hides verdicts while the contest read last says it does not, or the other way
 // round: a freeze or a thaw made by hand (or by the clock), which the phase and the banner then show within
@@ -420,8 +429,7 @@ function follow() {
       if (view !== "jury") checkFrozen(board); // the jury's own view hides nothing: its public feed tells
       const ms = performance.now() - started;
       if (changed === null) {
-        // A snapshot after the first may say that the contest's problems changed: its columns come with it.
-        if (stats.snapshots > 0) refreshSoon();
+        if (problemsDiffer(board)) refreshSoon(); // the columns follow
         stats.snapshots++;
         stats.snapshotMs = ms;
       } else {
