@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The connections of a contest's public event feed that caught up with its log share one reader of it: a
@@ -17,10 +18,15 @@ import (
 // log at a time, each by one that has every line made so far: what a connection reads waits for no one else's
 // client, and no line is let go before the connection that made it has it.
 
-// sharedFeedBytes bounds the latest lines a shared reader keeps for the connections that follow it: one that
-// falls further behind the one furthest ahead (a client that does not read) is cut off and resumes with its
-// token.
-const sharedFeedBytes = 8 << 20
+// A shared reader keeps the lines it made for the connections that follow it: the last sharedFeedBytes, and
+// older ones for sharedFeedKeep (a commit larger than that reaches every client that reads on), up to
+// sharedFeedMaxBytes. A connection whose next line was let go (a client that stopped reading) is cut off
+// and resumes with its token.
+const (
+	sharedFeedBytes    = 8 << 20
+	sharedFeedKeep     = 10 * time.Second
+	sharedFeedMaxBytes = 64 << 20
+)
 
 var (
 	// errFeedBehind is the error of a connection whose next line the shared reader no longer keeps.
@@ -43,7 +49,9 @@ type sharedFeed struct {
 	users int // with sharedFeeds.mu held
 	gone  atomic.Bool
 
-	mu     sync.Mutex
+	// lock guards what follows: a channel, so that a connection waiting for another's read of the store
+	// stops waiting when its client goes.
+	lock   chan struct{}
 	r      *feedReader
 	recent []feedLines // the latest lines made, oldest first
 	bytes  int         // of recent
@@ -57,6 +65,11 @@ type feedLines struct {
 	first  int64
 	starts []int
 	data   []byte
+	made   time.Time
+}
+
+func newSharedFeed(r *feedReader) *sharedFeed {
+	return &sharedFeed{r: r, lock: make(chan struct{}, 1)}
 }
 
 // join makes the connection of f, a reader of contest cid's public feed that began at generation gen, a user
@@ -76,10 +89,15 @@ func (fs *sharedFeeds) join(cid string, gen uint64, f *feedReader) (*sharedFeed,
 	}
 	fs.mu.Unlock()
 	if sf != nil {
-		// Its lock may be held by a read of the store: fs.mu is not, so other contests' feeds go on.
-		sf.mu.Lock()
-		ok, failed := sf.err == nil && sf.keeps(f.lines), sf.err != nil
-		sf.mu.Unlock()
+		// Its lock may be held by a read of the store: not waited for (fs.mu is not held either, so other
+		// contests' feeds go on); this connection goes on with its own reader and tries again.
+		ok, failed := false, false
+		select {
+		case sf.lock <- struct{}{}:
+			ok, failed = sf.err == nil && sf.keeps(f.lines), sf.err != nil
+			<-sf.lock
+		default:
+		}
 		if ok {
 			return sf, nil
 		}
@@ -99,7 +117,8 @@ func (fs *sharedFeeds) join(cid string, gen uint64, f *feedReader) (*sharedFeed,
 	// The shared reader must not fail with the connection that made it: what it reads again is its own.
 	f.filter.Fetch = func(pos int64) ([]byte, error) { return f.fetch(context.Background(), pos) }
 	f.out, f.starts = nil, nil
-	sf = &sharedFeed{r: f, users: 1}
+	sf = newSharedFeed(f)
+	sf.users = 1
 	if fs.feeds == nil {
 		fs.feeds = map[string]*sharedFeed{}
 	}
@@ -136,8 +155,12 @@ func (sf *sharedFeed) next(ctx context.Context, n, pos int64) (lines [][]byte, l
 	if sf.gone.Load() {
 		return nil, n, false, errFeedGone
 	}
-	sf.mu.Lock()
-	defer sf.mu.Unlock()
+	select {
+	case sf.lock <- struct{}{}:
+		defer func() { <-sf.lock }()
+	case <-ctx.Done():
+		return nil, n, false, ctx.Err()
+	}
 	switch {
 	case sf.err != nil:
 		return nil, n, false, sf.err
@@ -164,24 +187,26 @@ func (sf *sharedFeed) next(ctx context.Context, n, pos int64) (lines [][]byte, l
 	return lines, n, more, nil
 }
 
-// keeps reports whether the lines after line n are all kept, with sf.mu held.
+// keeps reports whether the lines after line n are all kept, with sf.lock held.
 func (sf *sharedFeed) keeps(n int64) bool {
 	return n == sf.r.lines || len(sf.recent) > 0 && sf.recent[0].first <= n+1 && n <= sf.r.lines
 }
 
 // read reads the next chunk of the log, for a connection that has every line up to n, keeping the lines
-// made and letting go of the oldest beyond sharedFeedBytes that it has; done reports the log's end.
+// made and letting go of those it has that are no longer kept; done reports the log's end.
 func (sf *sharedFeed) read(ctx context.Context, n int64) (done bool, err error) {
 	first := sf.r.lines + 1
 	if done, err = sf.r.read(ctx); err != nil {
 		return false, err
 	}
+	now := time.Now()
 	if len(sf.r.out) > 0 {
-		sf.recent = append(sf.recent, feedLines{first: first, starts: sf.r.starts, data: sf.r.out})
+		sf.recent = append(sf.recent, feedLines{first: first, starts: sf.r.starts, data: sf.r.out, made: now})
 		sf.bytes += len(sf.r.out)
 		sf.r.out, sf.r.starts = nil, nil
 	}
-	for len(sf.recent) > 1 && sf.bytes > sharedFeedBytes && sf.recent[0].first+int64(len(sf.recent[0].starts))-1 <= n {
+	for len(sf.recent) > 1 && sf.recent[0].first+int64(len(sf.recent[0].starts))-1 <= n &&
+		(sf.bytes > sharedFeedMaxBytes || sf.bytes > sharedFeedBytes && now.Sub(sf.recent[0].made) > sharedFeedKeep) {
 		sf.bytes -= len(sf.recent[0].data)
 		sf.recent[0] = feedLines{}
 		sf.recent = sf.recent[1:]

@@ -10,10 +10,11 @@ import (
 // A connection of the shared event feed gets the lines after its own, or is told it fell behind.
 func TestSharedFeedNext(t *testing.T) {
 	// Lines 5 to 7 made together, then 8 to 10.
-	sf := &sharedFeed{r: &feedReader{lines: 10, after: 100}, recent: []feedLines{
+	sf := newSharedFeed(&feedReader{lines: 10, after: 100})
+	sf.recent = []feedLines{
 		{first: 5, starts: []int{0, 2, 4}, data: []byte("5\n6\n7\n")},
 		{first: 8, starts: []int{0, 2, 4}, data: []byte("8\n9\nX\n")},
-	}}
+	}
 	tests := []struct {
 		after int64
 		want  string // "behind": errFeedBehind

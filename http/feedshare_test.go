@@ -114,36 +114,6 @@ func TestFeedsOfOtherContestsGoOnWhileOneLogHangs(t *testing.T) {
 	<-deleted
 }
 
-// One commit of more than the 8 MB of lines a shared reader keeps (a CCS feed loaded in one request) reaches
-// the public feeds that were up to date: the shared reader read it in one go, letting go of its first lines,
-// and cut off every connection as behind.
-func TestBigCommitReachesUpToDateFeeds(t *testing.T) {
-	e := MustOpenWith(t, options{maxBody: 32 << 20})
-	e.MustContest(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a := e.collectFeed(t, ctx, "")
-	time.Sleep(300 * time.Millisecond) // up to date, on the shared reader
-
-	name := strings.Repeat("x", 4000)
-	var b strings.Builder
-	for i := range 2500 {
-		fmt.Fprintf(&b, `{"type":"teams","data":{"id":"n%d","name":"%s %d","group_ids":["g1"]}}`+"\n", i, name, i)
-	}
-	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, b.String(), nil)
-	want := len(e.MustFeed(t, "c1", "", ""))
-	for deadline := time.Now().Add(10 * time.Second); a.count() < want; time.Sleep(10 * time.Millisecond) {
-		select {
-		case <-a.ended:
-			t.Fatalf("an up-to-date public feed was cut off by one commit of %d MB: %d lines of %d", b.Len()>>20, a.count(), want)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d lines of %d", a.count(), want)
-		}
-	}
-}
-
 // A public feed on its own reader (not joined to the shared one yet) when its contest is deleted and created
 // again ends: its reader is of the old log; handed over as the new contest's shared reader, it gave the
 // connections that joined it lines made of the new log with the old one's state.
@@ -221,5 +191,94 @@ func TestHungFeedReadEndsWithItsClients(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if r := e.Do(t, "GET", "/api/contests/c1/event-feed?stream=false", "", nil); r.Status == http.StatusServiceUnavailable {
 		t.Errorf("the only client left 500 ms ago, its stream still counts: %d %s", r.Status, r.Body)
+	}
+}
+
+// One commit of more than the 8 MB a shared reader keeps reaches every public feed that was up to date, not
+// only the one whose connection reads it on: the lines were let go as soon as that one had them.
+func TestBigCommitReachesEveryUpToDateFeed(t *testing.T) {
+	e := MustOpenWith(t, options{maxBody: 32 << 20})
+	e.MustContest(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var feeds []*feedCollector
+	for range 8 {
+		feeds = append(feeds, e.collectFeed(t, ctx, ""))
+	}
+	time.Sleep(500 * time.Millisecond) // up to date, on the shared reader
+
+	name := strings.Repeat("x", 4000)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, `{"type":"teams","data":{"id":"n%d","name":"%s %d","group_ids":["g1"]}}`+"\n", i, name, i)
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, b.String(), nil)
+	want := len(e.MustFeed(t, "c1", "", ""))
+	for i, a := range feeds {
+		for deadline := time.Now().Add(20 * time.Second); a.count() < want; time.Sleep(10 * time.Millisecond) {
+			select {
+			case <-a.ended:
+				t.Fatalf("feed %d, up to date, was cut off by one commit of %d MB: %d lines of %d", i, b.Len()>>20, a.count(), want)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("feed %d: %d lines of %d", i, a.count(), want)
+			}
+		}
+	}
+}
+
+// onceGate holds one read of a contest's log once armed (the next after a position 0), until released,
+// honouring the reader's context; the others pass.
+type onceGate struct {
+	replayGate
+	taken atomic.Bool
+}
+
+func (g *onceGate) Replay(ctx context.Context, cid string, after int64, fn func(*rankd.LogEntry) error) error {
+	if g.armed.Load() && cid == g.cid && after > 0 && g.taken.CompareAndSwap(false, true) {
+		g.held <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-g.release:
+		}
+	}
+	return g.DB.Replay(ctx, cid, after, fn)
+}
+
+// A public feed that caught up while the shared reader's read hangs does not wait for it deaf to its
+// client's leaving: it kept its place among --max-streams as long as the read hung.
+func TestFeedWaitingOnSharedReadEndsWithItsClient(t *testing.T) {
+	gate := &onceGate{replayGate: replayGate{cid: "c1", held: make(chan struct{}, 1), release: make(chan struct{})}}
+	e := MustOpenWith(t, options{maxStreams: 2, wrap: func(db *sqlite.DB) engine.Store { gate.DB = db; return gate }})
+	defer close(gate.release)
+	e.MustContest(t)
+	ctxA, cancelA := context.WithCancel(context.Background())
+	defer cancelA()
+	_ = e.collectFeed(t, ctxA, "")
+	time.Sleep(300 * time.Millisecond) // a made the shared reader
+	gate.armed.Store(true)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken,
+		map[string]any{"id": "t8", "name": "Late", "group_ids": []string{"g1"}}, nil)
+	select {
+	case <-gate.held: // a reads it for the shared reader: held
+	case <-time.After(2 * time.Second):
+		t.Fatal("the shared reader did not read the log")
+	}
+	want := len(e.MustFeed(t, "c1", "", ""))
+	ctxB, cancelB := context.WithCancel(context.Background())
+	b := e.collectFeed(t, ctxB, "")
+	for deadline := time.Now().Add(5 * time.Second); b.count() < want; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("b did not catch up on its own reader: %d lines", b.count())
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // b tries to join
+	cancelB()
+	<-b.ended
+	time.Sleep(500 * time.Millisecond)
+	if r := e.Do(t, "GET", "/api/contests/c1/event-feed?stream=false", "", nil); r.Status == http.StatusServiceUnavailable {
+		t.Errorf("client b left 500 ms ago, its stream still counts (waiting for a's read): %d %s", r.Status, r.Body)
 	}
 }
