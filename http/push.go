@@ -384,14 +384,21 @@ func (h *hub) frame(b *board.Board, ch *channel, problems string) {
 		ch.sent.removed(ch.slots.slot(t), seq)
 	}
 	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams}
-	ch.seq = seq
-	ch.next = time.Now().Add(h.tick)
 	if v.Kind == rankd.ViewTeam {
-		ch.own = ownSeq(b, v)
 		ch.bounds = keepLast(append(ch.bounds, seq))
 	} else {
 		ch.window = keepLast(append(ch.window, m))
 	}
+	h.deliver(b, ch, m)
+}
+
+// deliver brings a channel to the number of m, its frame or snapshot, and sends m to its followers.
+func (h *hub) deliver(b *board.Board, ch *channel, m message) {
+	ch.seq = m.seq
+	if ch.view.Kind == rankd.ViewTeam {
+		ch.own = ownSeq(b, ch.view)
+	}
+	ch.next = time.Now().Add(h.tick)
 	for f := range ch.subs {
 		h.send(ch, f, m)
 	}
@@ -414,15 +421,9 @@ func (h *hub) reframe(b *board.Board, ch *channel, problems string) {
 		h.s.Logger.Warn("push: rendering a snapshot failed", "contest", ch.contest, "error", err.Error())
 		return
 	}
-	ch.problems, ch.seq, ch.sent = problems, m.seq, sentRows{}
+	ch.problems, ch.sent = problems, sentRows{}
 	ch.window, ch.bounds = nil, []uint64{m.seq}
-	if ch.view.Kind == rankd.ViewTeam {
-		ch.own = ownSeq(b, ch.view)
-	}
-	ch.next = time.Now().Add(h.tick)
-	for f := range ch.subs {
-		h.send(ch, f, m)
-	}
+	h.deliver(b, ch, m)
 }
 
 // placeRows adds to f each team of teams (sorted) as view v of b has it: its row with its place, or its id
