@@ -322,7 +322,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.feedUnreadable(cid, err)
 	}
-	write := startStream(w, "application/x-ndjson")
+	sw := startStream(w, r, "application/x-ndjson")
 	keepAlive := s.feedKeepAlive()
 	idle := time.NewTimer(keepAlive)
 	defer idle.Stop()
@@ -342,7 +342,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 			}
 			read = true
 			if len(f.out) > 0 {
-				if !write(f.out) {
+				if !sw.write(f.out) {
 					return false
 				}
 				f.out, f.starts = f.out[:0], f.starts[:0]
@@ -361,7 +361,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 	if !catchUp() || !stream {
 		if !stream {
 			// A client that asked for what there is gets at least an empty, flushed answer.
-			write(nil)
+			sw.write()
 		}
 		return nil
 	}
@@ -387,7 +387,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 		case <-s.closing:
 			return nil // the client reconnects with its last token, here or to another server
 		case <-idle.C:
-			if !write([]byte{'\n'}) {
+			if !sw.write([]byte{'\n'}) {
 				return nil
 			}
 			idle.Reset(keepAlive)
@@ -434,8 +434,8 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 					_ = s.feedUnreadable(cid, err)
 					panic(http.ErrAbortHandler)
 				}
-				for _, l := range lines {
-					if !write(l) {
+				if len(lines) > 0 {
+					if !sw.write(lines...) {
 						return nil
 					}
 					idle.Reset(keepAlive)

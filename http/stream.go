@@ -16,9 +16,8 @@ import (
 )
 
 // startStream answers 200 with a body of the given type that goes on as long as the server writes it, and
-// returns what writes and flushes each part: false once the client is gone, or a write hung for 10 s. The
-// write deadline is moved once a second, not per part: with thousands of clients, timers cost.
-func startStream(w http.ResponseWriter, contentType string) (write func([]byte) bool) {
+// returns what writes and flushes its parts.
+func startStream(w http.ResponseWriter, r *http.Request, contentType string) *streamWriter {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	if h.Get("Cache-Control") == "" { // a stream for a token is private already (see handle)
@@ -26,21 +25,55 @@ func startStream(w http.ResponseWriter, contentType string) (write func([]byte) 
 	}
 	h.Set("X-Accel-Buffering", "no") // proxies must pass each part on at once
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	var deadline time.Time
-	return func(b []byte) bool {
-		// Ten seconds, and one more per 64 KiB: a client reading 200 KB/s gets a snapshot of a board of
-		// 10,000 teams (7 MB), which a flat 10 s cut off for ever, each reconnection sending it again.
-		need := 10*time.Second + time.Duration(len(b)>>16)*time.Second
-		if now := time.Now(); deadline.Sub(now) < need-time.Second {
-			deadline = now.Add(need)
-			_ = rc.SetWriteDeadline(deadline)
-		}
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
+	sw := &streamWriter{w: w, rc: http.NewResponseController(w)}
+	if c, ok := r.Context().Value(connKey{}).(*wholeConn); ok && r.ProtoMajor == 1 {
+		sw.conn = c
 	}
+	return sw
+}
+
+// A streamWriter writes a stream's parts, each flushed at once, in one write to the connection when it can:
+// Go's server buffers 4 KiB per connection, so a frame of 10 KB (a tick's changes) left in three writes, the
+// chunk's header and first 4 KiB, the rest, then its end, each a pass through the network stack, which with
+// thousands of clients per frame is most of what the server does.
+type streamWriter struct {
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	conn     *wholeConn // nil when the connection's writes cannot be held
+	deadline time.Time
+}
+
+// write writes parts and flushes them: false once the client is gone, or a write hung for 10 s. The write
+// deadline is moved once a second, not per write: with thousands of clients, timers cost.
+func (sw *streamWriter) write(parts ...[]byte) bool {
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	// Ten seconds, and one more per 64 KiB: a client reading 200 KB/s gets a snapshot of a board of 10,000
+	// teams (7 MB), which a flat 10 s cut off for ever, each reconnection sending it again.
+	need := 10*time.Second + time.Duration(size>>16)*time.Second
+	if now := time.Now(); sw.deadline.Sub(now) < need-time.Second {
+		sw.deadline = now.Add(need)
+		_ = sw.rc.SetWriteDeadline(sw.deadline)
+	}
+	// A large write costs its passes through the network stack whatever it is sent in, and is not copied.
+	held := sw.conn != nil && size <= maxHeld
+	if held {
+		sw.conn.hold()
+	}
+	ok := true
+	for _, p := range parts {
+		if _, err := sw.w.Write(p); err != nil {
+			ok = false
+			break
+		}
+	}
+	ok = ok && sw.rc.Flush() == nil
+	if held {
+		ok = sw.conn.release() && ok
+	}
+	return ok
 }
 
 // openStream counts a live stream (an SSE stream or an event feed) that is about to open, or refuses it when
@@ -117,14 +150,14 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer s.streams.Add(-1)
-	write := startStream(w, "text/event-stream")
-	if !write([]byte("retry: 2000\n\n")) {
+	sw := startStream(w, r, "text/event-stream")
+	if !sw.write([]byte("retry: 2000\n\n")) {
 		return nil
 	}
 	heartbeat := time.NewTicker(s.heartbeat())
 	defer heartbeat.Stop()
 	if top > 0 {
-		s.bigScreen(r, write, heartbeat, cid, v, top, throttle)
+		s.bigScreen(r, sw, heartbeat, cid, v, top, throttle)
 		return nil
 	}
 	if r.Context().Err() != nil {
@@ -133,11 +166,12 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.push.subscribe(cid, v, last)
 	if err != nil {
 		// The headers are gone: say it as an event the client can read.
-		write(event("error", 0, errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}))
+		sw.write(event("error", 0, errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}))
 		return nil
 	}
 	defer s.push.unsubscribe(cid, v, f)
 	allowed := s.allowedStill(r, cid, v)
+	var queued [][]byte
 	for {
 		select {
 		case <-r.Context().Done():
@@ -146,7 +180,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			return nil // the client reconnects to another node, or to this one once it is back
 		case <-f.dropped:
 			if f.gone.Load() {
-				write(event("error", 0, errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
+				sw.write(event("error", 0, errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
 			}
 			return nil
 		case m := <-f.events:
@@ -154,20 +188,22 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 				return nil
 			}
 			// A client that fell behind gets what is queued in one write.
-			buf := m.data
+			queued = append(queued[:0], m.data)
 			for more := true; more; {
 				select {
 				case m := <-f.events:
-					buf = append(buf[:len(buf):len(buf)], m.data...)
+					queued = append(queued, m.data)
 				default:
 					more = false
 				}
 			}
-			if !write(buf) {
+			ok := sw.write(queued...)
+			clear(queued) // the frames, shared by every client, are not kept for this one
+			if !ok {
 				return nil
 			}
 		case <-heartbeat.C:
-			if !s.stillAllows(r, cid, v) || !write([]byte(": ping\n\n")) {
+			if !s.stillAllows(r, cid, v) || !sw.write([]byte(": ping\n\n")) {
 				return nil
 			}
 		}
@@ -221,7 +257,7 @@ type topFrame struct {
 // bigScreen sends the top rows of the view whenever it changed, at most once per throttle. The rows are a
 // page of the cache: rendered once per version of the view for every screen that shows as many, and, for the
 // public, read without waiting for a commit in progress (see cached).
-func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *time.Ticker, cid string,
+func (s *Server) bigScreen(r *http.Request, sw *streamWriter, heartbeat *time.Ticker, cid string,
 	v rankd.View, top int, throttle time.Duration) {
 	r.Header.Del("If-None-Match") // each frame is the page itself
 	key := "top|" + strconv.Itoa(top)
@@ -249,7 +285,7 @@ func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *
 			return true
 		}
 		sent = etag
-		return write(event("top", uint64(fastjson.GetInt(page.body, "seq")), json.RawMessage(page.body)))
+		return sw.write(event("top", uint64(fastjson.GetInt(page.body, "seq")), json.RawMessage(page.body)))
 	}
 	if !send() {
 		return
@@ -267,7 +303,7 @@ func (s *Server) bigScreen(r *http.Request, write func([]byte) bool, heartbeat *
 				return
 			}
 		case <-heartbeat.C:
-			if !s.stillAllows(r, cid, v) || !write([]byte(": ping\n\n")) {
+			if !s.stillAllows(r, cid, v) || !sw.write([]byte(": ping\n\n")) {
 				return
 			}
 		}

@@ -39,17 +39,23 @@ func (c *wholeConn) hold() {
 	*c.held = (*c.held)[:0]
 }
 
-// release sends what was held in one write. A failed write closes the connection: the server, told that
-// its writes succeeded, would otherwise wait for the next request on a connection that is broken.
-func (c *wholeConn) release() {
+// release sends what was held in one write, and reports whether it went. A failed write closes the
+// connection: the server, told that its writes succeeded, would otherwise wait for the next request on a
+// connection that is broken.
+func (c *wholeConn) release() bool {
 	held := c.held
 	c.held = nil
-	if _, err := c.Conn.Write(*held); err != nil {
+	var err error
+	if len(*held) > 0 {
+		_, err = c.Conn.Write(*held)
+	}
+	if err != nil {
 		_ = c.Close()
 	}
 	if cap(*held) <= maxHeld {
 		heldBuffers.Put(held)
 	}
+	return err == nil
 }
 
 // wholeListener gives wholeConns.
@@ -81,7 +87,7 @@ func sendWhole(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	c.hold()
-	defer c.release()
+	defer c.release() // an error is the client gone
 	_, _ = w.Write(body)
 	_ = http.NewResponseController(w).Flush()
 }

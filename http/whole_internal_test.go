@@ -79,6 +79,53 @@ func TestPageInOneWrite(t *testing.T) {
 	}
 }
 
+// Each write of a live stream (a frame of a tick, or the frames queued for a client behind) leaves in one
+// write to the network, chunk header, data and flush together: with thousands of clients per frame, each
+// write is a pass through the network stack (a frame of 10 KB went in three). One larger than maxHeld goes
+// as it comes, not copied.
+func TestStreamPartsInOneWrite(t *testing.T) {
+	frame := func(size int) []byte { return bytes.Repeat([]byte("x"), size) }
+	cases := [][][]byte{{frame(100)}, {frame(10 << 10)}, {frame(10 << 10), frame(20 << 10), frame(5)}, {frame(200 << 10)}}
+	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux()}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &countingListener{Listener: ln}
+	writes := make(chan int64, len(cases))
+	s.mux.HandleFunc("GET /stream", func(w http.ResponseWriter, r *http.Request) {
+		sw := startStream(w, r, "text/event-stream")
+		for _, parts := range cases {
+			before := counting.writes.Load()
+			if !sw.write(parts...) {
+				t.Error("a write to a client that reads: got false, want true")
+			}
+			writes <- counting.writes.Load() - before
+		}
+	})
+	s.serve(counting)
+	defer s.srv.Shutdown(context.Background())
+	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Get("http://" + ln.Addr().String() + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var want []byte
+	for _, parts := range cases {
+		want = append(want, bytes.Join(parts, nil)...)
+	}
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("got %d bytes (%v), want the %d written", len(got), err, len(want))
+	}
+	for _, parts := range cases {
+		size := len(bytes.Join(parts, nil))
+		if n := <-writes; size <= maxHeld && n != 1 {
+			t.Errorf("%d parts of %d bytes: got %d writes, want 1", len(parts), size, n)
+		}
+	}
+}
+
 // A request whose header is beyond 64 KiB is refused (431): rankd needs a few hundred bytes, and Go's default
 // megabyte let stalled connections hold a gigabyte between them.
 func TestLargeHeaderRefused(t *testing.T) {
