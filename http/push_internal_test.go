@@ -12,11 +12,11 @@ import (
 func TestSlowFollowerIsDropped(t *testing.T) {
 	h := &hub{contests: map[string]*contestChannels{}}
 	ch := &channel{subs: map[*follower]struct{}{}}
-	slow := &follower{events: make(chan message, 2), dropped: make(chan struct{})}
-	fast := &follower{events: make(chan message, 8), dropped: make(chan struct{})}
+	slow := &follower{events: make(chan *message, 2), dropped: make(chan struct{})}
+	fast := &follower{events: make(chan *message, 8), dropped: make(chan struct{})}
 	ch.subs[slow], ch.subs[fast] = struct{}{}, struct{}{}
 	for i := range 3 {
-		m := message{seq: uint64(i + 1), base: uint64(i)}
+		m := &message{seq: uint64(i + 1), base: uint64(i)}
 		for f := range ch.subs {
 			h.send(ch, f, m)
 		}

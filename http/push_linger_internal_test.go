@@ -13,14 +13,14 @@ import (
 func TestDroppedFollowerChannelLingers(t *testing.T) {
 	h := &hub{contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1), tick: 100 * time.Millisecond}
 	v := rankd.View{Kind: rankd.ViewTeam, TeamID: "t3"}
-	f := &follower{events: make(chan message, 1), dropped: make(chan struct{})}
-	f.events <- message{seq: 1} // its queue is full
+	f := &follower{events: make(chan *message, 1), dropped: make(chan struct{})}
+	f.events <- &message{seq: 1} // its queue is full
 	ch := &channel{view: v, dirty: map[string]struct{}{}, subs: map[*follower]struct{}{f: {}}, seq: 1, bounds: []uint64{1}}
 	cc := &contestChannels{views: map[rankd.View]*channel{v: ch}, teamPublic: map[string]struct{}{}, teams: 1, slots: teamSlots{}}
 	h.contests["c1"] = cc
 
 	h.mu.Lock()
-	h.send(ch, f, message{seq: 2, base: 1}) // too slow: dropped
+	h.send(ch, f, &message{seq: 2, base: 1}) // too slow: dropped
 	h.mu.Unlock()
 	<-f.dropped
 

@@ -2,9 +2,12 @@ package http_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -136,5 +139,49 @@ func testStreamsMemory(t *testing.T, view string) {
 	t.Logf("live heap %d KB before, %d KB after %d batches: %d KB per stream", before>>10, after>>10, batches, per>>10)
 	if per > 160<<10 {
 		t.Errorf("each stream holds %d KB of the server's memory once its view moved %d times, want about 80 KB (docs/operations.md)", per>>10, batches)
+	}
+}
+
+// A follower of a shared view costs the server little while it waits for frames: 5,000 spectators are the
+// load the push is built for. Its queue of DefaultBuffer frames held each frame by value (16 KB per
+// follower before any frame came, 34 KB in all); it holds pointers to the channel's frames.
+func TestIdleStreamsHoldLittleEach(t *testing.T) {
+	e := MustOpen(t)
+	e.mustContestOf(t, 100)
+	const followers = 200
+	addr := strings.TrimPrefix(e.URL, "http://")
+	before := liveHeap()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	for range followers {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		if _, err := io.WriteString(c, "GET /api/v1/contests/c1/scoreboard/stream?view=public HTTP/1.1\r\nHost: rankd\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		// Its snapshot is there: the follower is subscribed.
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var got []byte
+		for !bytes.Contains(got, []byte("event: snapshot")) {
+			n, err := c.Read(buf)
+			if err != nil {
+				t.Fatalf("stream: %v, after %q", err, got)
+			}
+			got = append(got, buf[:n]...)
+		}
+	}
+	per := (int64(liveHeap()) - int64(before)) / followers
+	t.Logf("%d bytes of heap per follower", per)
+	// About 18 KB: its connection's buffers (10 KB, Go's server's), the request, its queue (2 KB).
+	if per > 24<<10 {
+		t.Errorf("a follower waiting for frames holds %d KB of heap, want at most 24 KB", per>>10)
 	}
 }
