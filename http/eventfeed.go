@@ -322,7 +322,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.feedUnreadable(cid, err)
 	}
-	sw := startStream(w, r, "application/x-ndjson")
+	sw := startStream(w, r, "application/x-ndjson", false)
 	keepAlive := s.feedKeepAlive()
 	idle := time.NewTimer(keepAlive)
 	defer idle.Stop()

@@ -67,6 +67,16 @@ type message struct {
 	data []byte
 	// teams are those a diff lists, in its rows or removed.
 	teams []string
+	z     *lazyDeflated // data compressed, for the followers that take it so
+}
+
+// deflated returns the message's data compressed, as a piece of a gzip stream.
+func (m *message) deflated() *deflated {
+	if m.z == nil {
+		d := deflate(m.data)
+		return &d
+	}
+	return m.z.of(m.data)
 }
 
 // hub keeps the channels that have followers, by contest.
@@ -383,7 +393,7 @@ func (h *hub) frame(b *board.Board, ch *channel, problems string) {
 	for _, t := range f.Removed {
 		ch.sent.removed(ch.slots.slot(t), seq)
 	}
-	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams}
+	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams, z: new(lazyDeflated)}
 	if v.Kind == rankd.ViewTeam {
 		ch.bounds = keepLast(append(ch.bounds, seq))
 	} else {
@@ -624,7 +634,7 @@ func changedSince(window []message, seq uint64) ([]string, bool) {
 func (h *hub) catchUp(b *board.Board, ch *channel, seq uint64, teams []string) message {
 	f := diffFrame{Seq: ch.seq, BaseSeq: seq, Frozen: h.s.frozen(b, ch.view), Rows: []pushRow{}}
 	placeRows(b, ch.view, teams, &f, nil)
-	return message{seq: ch.seq, base: seq, data: event("diff", ch.seq, f), teams: teams}
+	return message{seq: ch.seq, base: seq, data: event("diff", ch.seq, f), teams: teams, z: new(lazyDeflated)}
 }
 
 // keepLast returns s without its oldest entries beyond DefaultWindow.
@@ -711,7 +721,7 @@ func (h *hub) render(b *board.Board, contestID string, v rankd.View) (message, e
 		_, key, _ := b.Place(v, row.TeamID)
 		f.Rows[i] = pushRow{RowData: renderRow(b, row), Pos: i, Key: key}
 	}
-	return message{seq: st.Seq, data: event("snapshot", st.Seq, f)}, nil
+	return message{seq: st.Seq, data: event("snapshot", st.Seq, f), z: new(lazyDeflated)}, nil
 }
 
 // event formats a server-sent event whose id is the sequence number.

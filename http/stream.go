@@ -16,16 +16,20 @@ import (
 )
 
 // startStream answers 200 with a body of the given type that goes on as long as the server writes it, and
-// returns what writes and flushes its parts.
-func startStream(w http.ResponseWriter, r *http.Request, contentType string) *streamWriter {
+// returns what writes and flushes its parts; gzip-compressed when gz (see streamgzip.go).
+func startStream(w http.ResponseWriter, r *http.Request, contentType string, gz bool) *streamWriter {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
 	if h.Get("Cache-Control") == "" { // a stream for a token is private already (see handle)
 		h.Set("Cache-Control", "no-cache")
 	}
 	h.Set("X-Accel-Buffering", "no") // proxies must pass each part on at once
+	sw := &streamWriter{w: w, rc: http.NewResponseController(w), gzip: gz}
+	if gz {
+		h.Set("Content-Encoding", "gzip")
+		sw.head = gzipHeader
+	}
 	w.WriteHeader(http.StatusOK)
-	sw := &streamWriter{w: w, rc: http.NewResponseController(w)}
 	if c, ok := r.Context().Value(connKey{}).(*wholeConn); ok && r.ProtoMajor == 1 {
 		sw.conn = c
 	}
@@ -41,12 +45,69 @@ type streamWriter struct {
 	rc       *http.ResponseController
 	conn     *wholeConn // nil when the connection's writes cannot be held
 	deadline time.Time
+	// gzip says the body is compressed: crc and size are those of what it holds so far, head the gzip
+	// header until the first write sends it.
+	gzip      bool
+	crc, size uint32
+	head      []byte
+	parts     [][]byte // scratch
+	failed    bool     // a write failed: the client is gone, or stopped reading
 }
 
-// write writes parts and flushes them: false once the client is gone, or a write hung for 10 s. The write
-// deadline is moved once a second, not per write: with thousands of clients, timers cost.
+// write writes parts and flushes them: false once the client is gone, or a write hung for 10 s.
 func (sw *streamWriter) write(parts ...[]byte) bool {
-	size := 0
+	if !sw.gzip {
+		return sw.send(parts)
+	}
+	sw.parts = sw.parts[:0]
+	for _, p := range parts {
+		d := deflate(p)
+		sw.parts = sw.add(sw.parts, &d)
+	}
+	return sw.sendParts()
+}
+
+// writeFrames writes frames as write does, each compressed once for all the clients that take it compressed.
+func (sw *streamWriter) writeFrames(frames []*message) bool {
+	sw.parts = sw.parts[:0]
+	for _, m := range frames {
+		if sw.gzip {
+			sw.parts = sw.add(sw.parts, m.deflated())
+		} else {
+			sw.parts = append(sw.parts, m.data)
+		}
+	}
+	return sw.sendParts()
+}
+
+// add appends a compressed piece to parts, counting what it holds.
+func (sw *streamWriter) add(parts [][]byte, d *deflated) [][]byte {
+	sw.crc, sw.size = crc32Combine(sw.crc, d.crc, d.shift), sw.size+d.size
+	return append(parts, d.data)
+}
+
+// sendParts sends the scratch parts, letting go of them: frames are shared by every client.
+func (sw *streamWriter) sendParts() bool {
+	ok := sw.send(sw.parts)
+	clear(sw.parts)
+	return ok
+}
+
+// end ends a compressed body as gzip asks, so that a stream that ends cleanly (the server shutting down, the
+// contest deleted) reads to a clean end, not as one cut off.
+func (sw *streamWriter) end() {
+	if sw.gzip {
+		sw.send([][]byte{gzipEnd(sw.crc, sw.size)})
+	}
+}
+
+// send writes parts as they are and flushes them. The write deadline is moved once a second, not per write:
+// with thousands of clients, timers cost.
+func (sw *streamWriter) send(parts [][]byte) bool {
+	if sw.failed {
+		return false
+	}
+	size := len(sw.head)
 	for _, p := range parts {
 		size += len(p)
 	}
@@ -63,16 +124,22 @@ func (sw *streamWriter) write(parts ...[]byte) bool {
 		sw.conn.hold()
 	}
 	ok := true
+	if len(sw.head) > 0 {
+		_, err := sw.w.Write(sw.head)
+		ok, sw.head = err == nil, nil
+	}
 	for _, p := range parts {
-		if _, err := sw.w.Write(p); err != nil {
-			ok = false
+		if !ok {
 			break
 		}
+		_, err := sw.w.Write(p)
+		ok = err == nil
 	}
 	ok = ok && sw.rc.Flush() == nil
 	if held {
 		ok = sw.conn.release() && ok
 	}
+	sw.failed = !ok
 	return ok
 }
 
@@ -150,7 +217,11 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer s.streams.Add(-1)
-	sw := startStream(w, r, "text/event-stream")
+	// A shared view's frames are compressed once for all (see streamgzip.go); a team's view, of one follower
+	// mostly, would be compressed per client.
+	w.Header()["Vary"] = varyPage
+	sw := startStream(w, r, "text/event-stream", v.Kind != rankd.ViewTeam && acceptsGzip(r))
+	defer sw.end()
 	if !sw.write([]byte("retry: 2000\n\n")) {
 		return nil
 	}
@@ -171,7 +242,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer s.push.unsubscribe(cid, v, f)
 	allowed := s.allowedStill(r, cid, v)
-	var queued [][]byte
+	var queued []*message
 	for {
 		select {
 		case <-r.Context().Done():
@@ -188,16 +259,16 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 				return nil
 			}
 			// A client that fell behind gets what is queued in one write.
-			queued = append(queued[:0], m.data)
+			queued = append(queued[:0], m)
 			for more := true; more; {
 				select {
 				case m := <-f.events:
-					queued = append(queued, m.data)
+					queued = append(queued, m)
 				default:
 					more = false
 				}
 			}
-			ok := sw.write(queued...)
+			ok := sw.writeFrames(queued)
 			clear(queued) // the frames, shared by every client, are not kept for this one
 			if !ok {
 				return nil

@@ -94,7 +94,7 @@ func TestStreamPartsInOneWrite(t *testing.T) {
 	counting := &countingListener{Listener: ln}
 	writes := make(chan int64, len(cases))
 	s.mux.HandleFunc("GET /stream", func(w http.ResponseWriter, r *http.Request) {
-		sw := startStream(w, r, "text/event-stream")
+		sw := startStream(w, r, "text/event-stream", false)
 		for _, parts := range cases {
 			before := counting.writes.Load()
 			if !sw.write(parts...) {

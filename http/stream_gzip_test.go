@@ -1,0 +1,114 @@
+package http_test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// openRawStream opens a stream of view asking for gzip, with a client that leaves the body as it came.
+func (e *env) openRawStream(tb testing.TB, view string) *http.Response {
+	tb.Helper()
+	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/c1/scoreboard/stream?view="+view, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+judgeToken)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("stream %s: status %d", view, resp.StatusCode)
+	}
+	tb.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// readEvent reads the next event of an SSE stream: its name and data.
+func readEvent(tb testing.TB, br *bufio.Reader) (name, data string) {
+	tb.Helper()
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			tb.Fatalf("reading the stream: %v", err)
+		}
+		switch line = strings.TrimSuffix(line, "\n"); {
+		case strings.HasPrefix(line, "event: "):
+			name = line[7:]
+		case strings.HasPrefix(line, "data: "):
+			data = line[6:]
+		case line == "" && name != "":
+			return name, data
+		}
+	}
+}
+
+// A shared view's stream goes gzip-compressed to a client that takes it: each frame arrives as it is made
+// (a piece of the compressed body flushed with it), the snapshot is a fraction of its size, and a stream that
+// ends cleanly ends the gzip body cleanly (its trailer: the CRC of all it held). A team's view is not
+// compressed (its frames are its own: compressing them would cost once per client).
+func TestStreamGzip(t *testing.T) {
+	e := MustOpen(t)
+	e.mustContestOf(t, 300)
+
+	plain := e.openRawStream(t, "team:t1")
+	if got := plain.Header.Get("Content-Encoding"); got != "" {
+		t.Errorf("a team view's stream: got Content-Encoding %q, want none", got)
+	}
+	plainBody := bufio.NewReader(plain.Body)
+	if name, _ := readEvent(t, plainBody); name != "snapshot" {
+		t.Fatalf("a team view's stream: got %q first, want a snapshot", name)
+	}
+
+	resp := e.openRawStream(t, "public")
+	if got := resp.Header.Get("Content-Encoding"); got != "gzip" {
+		t.Fatalf("the public stream, asked with Accept-Encoding gzip: got Content-Encoding %q, want gzip", got)
+	}
+	if got := resp.Header.Values("Vary"); !strings.Contains(strings.Join(got, ","), "Accept-Encoding") {
+		t.Errorf("got Vary %q, want it to name Accept-Encoding", got)
+	}
+	compressed := &countingReader{r: resp.Body}
+	zr, err := gzip.NewReader(compressed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(zr)
+	name, snapshot := readEvent(t, br)
+	if name != "snapshot" || !strings.Contains(snapshot, `"team_id":"t299"`) {
+		t.Fatalf("got %q %.100s, want the snapshot of 300 teams", name, snapshot)
+	}
+	if compressed.n*3 > int64(len(snapshot)) {
+		t.Errorf("a snapshot of %d bytes took %d compressed, want a third or less", len(snapshot), compressed.n)
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"submissions","data":{"id":"g1","team_id":"t7","problem_id":"A","contest_time":"0:10:00"}}`+"\n"+
+			`{"type":"judgements","data":{"id":"gj1","submission_id":"g1","judgement_type_id":"AC","start_contest_time":"0:10:00"}}`+"\n", nil)
+	if name, diff := readEvent(t, br); name != "diff" || !strings.Contains(diff, `"team_id":"t7"`) {
+		t.Fatalf("after a judgement: got %q %.200s, want a diff with t7's row", name, diff)
+	}
+	// Deleting the contest ends the stream, with an error event, cleanly.
+	e.MustDo(t, http.StatusOK, "DELETE", "/api/v1/contests/c1", adminToken, nil, nil)
+	if name, _ := readEvent(t, br); name != "error" {
+		t.Fatalf("after the contest's deletion: got %q, want an error event", name)
+	}
+	if rest, err := io.ReadAll(br); err != nil {
+		t.Errorf("the end of a stream ended cleanly: got %v after %q, want the gzip body's clean end", err, rest)
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
