@@ -103,7 +103,7 @@ func (sw *streamWriter) end() {
 
 // send writes parts as they are and flushes them. The write deadline is moved once a second, not per write:
 // with thousands of clients, timers cost.
-func (sw *streamWriter) send(parts [][]byte) bool {
+func (sw *streamWriter) send(parts [][]byte) (ok bool) {
 	if sw.failed {
 		return false
 	}
@@ -118,12 +118,11 @@ func (sw *streamWriter) send(parts [][]byte) bool {
 		sw.deadline = now.Add(need)
 		_ = sw.rc.SetWriteDeadline(sw.deadline)
 	}
-	// A large write costs its passes through the network stack whatever it is sent in, and is not copied.
-	held := sw.conn != nil && size <= maxHeld
-	if held {
-		sw.conn.hold()
+	ok = true
+	if sw.conn != nil {
+		sw.conn.hold(parts...)
+		defer func() { ok = sw.conn.release() && ok; sw.failed = !ok }() // also when a write panics
 	}
-	ok := true
 	if len(sw.head) > 0 {
 		_, err := sw.w.Write(sw.head)
 		ok, sw.head = err == nil, nil
@@ -136,9 +135,6 @@ func (sw *streamWriter) send(parts [][]byte) bool {
 		ok = err == nil
 	}
 	ok = ok && sw.rc.Flush() == nil
-	if held {
-		ok = sw.conn.release() && ok
-	}
 	sw.failed = !ok
 	return ok
 }
