@@ -323,6 +323,9 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 		return s.feedUnreadable(cid, err)
 	}
 	sw := startStream(w, r, "application/x-ndjson", false)
+	if r.Method == http.MethodHead {
+		return nil // the headers only: a stream would hold the connection, its body thrown away
+	}
 	keepAlive := s.feedKeepAlive()
 	idle := time.NewTimer(keepAlive)
 	defer idle.Stop()

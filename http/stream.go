@@ -217,6 +217,9 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	// mostly, would be compressed per client.
 	w.Header()["Vary"] = varyPage
 	sw := startStream(w, r, "text/event-stream", v.Kind != rankd.ViewTeam && acceptsGzip(r))
+	if r.Method == http.MethodHead {
+		return nil // the headers only: a stream would hold the connection, its body thrown away
+	}
 	defer sw.end()
 	if !sw.write([]byte("retry: 2000\n\n")) {
 		return nil

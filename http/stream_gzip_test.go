@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // openRawStream opens a stream of view asking for gzip, with a client that leaves the body as it came.
@@ -111,4 +112,31 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// A HEAD of a live stream or the event feed gets the headers and ends: streamed, its body thrown away, it
+// held the connection, and the next request on it got no answer.
+func TestStreamHead(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	client := &http.Client{Timeout: 5 * time.Second}
+	for _, path := range []string{"/api/v1/contests/c1/scoreboard/stream", "/api/contests/c1/event-feed"} {
+		for range 2 { // the second on the connection the first leaves
+			req, err := http.NewRequest("HEAD", e.URL+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatalf("HEAD %s: %v", path, err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") == "" {
+				t.Errorf("HEAD %s: got %d, Content-Type %q; want 200 with the stream's type", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+		}
+		if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard?limit=1", "", nil); r.Status != http.StatusOK {
+			t.Errorf("a read after HEAD %s: got %d, want 200", path, r.Status)
+		}
+	}
 }

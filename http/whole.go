@@ -94,7 +94,9 @@ func (c *wholeConn) release() bool {
 	if err != nil {
 		_ = c.Close()
 	}
+	// What was sent is let go: a connection lives on (idle, or a stream of small frames after a big one).
 	clear(c.callers)
+	clear(c.pieces)
 	clear(c.out[:cap(c.out)])
 	c.callers, c.pieces, c.out = c.callers[:0], c.pieces[:0], c.out[:0]
 	if cap(*c.small) <= maxHeld {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
 	"rankd"
 )
@@ -418,4 +419,34 @@ func MustServe(tb testing.TB, s *Server) string {
 	s.serve(ln)
 	tb.Cleanup(func() { s.srv.Close() })
 	return ln.Addr().String()
+}
+
+// What a connection sent by reference is let go once sent: a stream of small frames after a big one (a team
+// view's own snapshot, rendered for its one client), or an idle connection after a big page, kept it.
+func TestSentBuffersLetGo(t *testing.T) {
+	s := &Server{Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux()}
+	sent := make(chan weak.Pointer[[8 << 20]byte], 1)
+	s.mux.HandleFunc("GET /stream", func(w http.ResponseWriter, r *http.Request) {
+		sw := startStream(w, r, "text/event-stream", false)
+		big := new([8 << 20]byte)
+		sw.write(big[:])
+		for range 5 {
+			sw.write([]byte("event: diff\ndata: {}\n\n"))
+		}
+		sent <- weak.Make(big)
+		<-r.Context().Done()
+	})
+	addr := MustServe(t, s)
+	resp, err := (&http.Client{Transport: &http.Transport{DisableCompression: true}}).Get("http://" + addr + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	go func() { _, _ = io.Copy(io.Discard, resp.Body) }()
+	big := <-sent
+	runtime.GC()
+	runtime.GC()
+	if big.Value() != nil {
+		t.Error("a frame of 8 MB sent, then small ones: got it still reachable, want it let go")
+	}
 }
