@@ -51,7 +51,8 @@ func deflate(b []byte) deflated {
 	_, _ = zw.Write(b) // a bytes.Buffer does not fail
 	_ = zw.Flush()     // a sync flush: byte-aligned, not final, so pieces may follow
 	flateWriters.Put(zw)
-	return deflated{data: buf.Bytes(), crc: crc32.ChecksumIEEE(b), shift: crc32Shift(uint64(len(b))), size: uint32(len(b))}
+	// Kept as long as the frame is (a view keeps its last 512 for resumes): its exact size, not the buffer's.
+	return deflated{data: bytes.Clone(buf.Bytes()), crc: crc32.ChecksumIEEE(b), shift: crc32Shift(uint64(len(b))), size: uint32(len(b))}
 }
 
 // gzipHeader starts a gzip member: deflate, no name, no time, unknown system.
