@@ -171,13 +171,19 @@ type blockingStore struct {
 	hold    chan struct{}
 	holding chan struct{}
 	syncing bool
-	// always holds every append until the test takes it; else only while the test waits for one.
+	// always holds every append until the test takes it; armed the next one; else only while the test waits
+	// for one.
 	always bool
+	armed  atomic.Bool
 }
+
+// arm holds the next append until the test takes it from holding: an append that came before the test
+// waited on holding went through unheld, and the test waited for ever.
+func (s *blockingStore) arm() { s.armed.Store(true) }
 
 func (s *blockingStore) Append(ctx context.Context, contestID string, entries []rankd.LogEntry, accept func(int) error) ([]rankd.AppendResult, error) {
 	wait := func() {
-		if s.always {
+		if s.always || s.armed.CompareAndSwap(true, false) {
 			s.holding <- struct{}{}
 			<-s.hold
 			return
@@ -247,6 +253,7 @@ func TestPublicPagesDoNotWaitForCommits(t *testing.T) {
 	env, store := MustOpenHolding(t)
 	env.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, nil) // rendered, cached
 
+	store.arm()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -337,6 +344,7 @@ func TestContestListWithAContestBeingRebuilt(t *testing.T) {
 func TestContestListDoesNotWaitForAStuckCommit(t *testing.T) {
 	env, store := MustOpenHolding(t)
 	store.syncing = true
+	store.arm()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

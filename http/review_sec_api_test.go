@@ -133,6 +133,7 @@ func TestPublicDefinitionsDoNotWaitForCommits(t *testing.T) {
 // judgement, and wants each answered 200 within 2 s.
 func checkServedDuringHiddenCommit(t *testing.T, env *env, store *blockingStore, paths ...string) {
 	t.Helper()
+	store.arm()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -186,6 +187,7 @@ func TestPublicFramesDoNotWaitForHiddenSyncs(t *testing.T) {
 	}
 	env.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
 		`{"id":"s5","team_id":"t1","problem_id":"B","contest_time":"4:25:00"}`, nil)
+	store.arm()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -255,6 +257,7 @@ func TestBigScreenDoesNotWaitForCommits(t *testing.T) {
 	if ev := nextFrame(next); ev.name != "top" {
 		t.Fatalf("got %+v, want the top rows", ev)
 	}
+	store.arm()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
