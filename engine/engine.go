@@ -115,6 +115,7 @@ const quietEvery = 10 * time.Second
 type quiet struct {
 	mu   sync.Mutex
 	last map[string]time.Time
+	kept int // keys left by the last sweep
 }
 
 // allow reports whether the failure named key may be logged now.
@@ -128,9 +129,22 @@ func (q *quiet) allow(key string) bool {
 	if q.last == nil {
 		q.last = make(map[string]time.Time)
 	}
+	if len(q.last) >= max(quietSweepAt, 2*q.kept) {
+		// Keys name contests, and contests go: one logged over quietEvery ago is as if never logged. Swept
+		// when the map has doubled since, so that many failing at once cost each look O(1).
+		for k, t := range q.last {
+			if now.Sub(t) >= quietEvery {
+				delete(q.last, k)
+			}
+		}
+		q.kept = len(q.last)
+	}
 	q.last[key] = now
 	return true
 }
+
+// quietSweepAt is how many keys quiet holds before it forgets those logged over quietEvery ago.
+const quietSweepAt = 64
 
 // Quietly reports whether a failure that repeats while a store is down, named key (say "event feed c1"),
 // may be logged now: each at most once per 10 s, so that the log stays readable.

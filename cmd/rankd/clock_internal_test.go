@@ -39,3 +39,12 @@ func TestSteadyClock(t *testing.T) {
 	offset.Store(int64(3*time.Hour - time.Hour))
 	near("a jump back", time.Now().Add(2*time.Hour))
 }
+
+// What the scheduler follows of ended contests goes with the contests deleted.
+func TestLateForgetsDeletedContests(t *testing.T) {
+	late := map[string]*lateEvents{"a": {pos: 1}, "b": {pos: 2}, "c": {pos: 3}}
+	forgetGone(late, []string{"a", "c", "d"})
+	if _, ok := late["b"]; ok || len(late) != 2 || late["a"].pos != 1 || late["c"].pos != 3 {
+		t.Errorf("got %v, want a and c kept, b gone", late)
+	}
+}

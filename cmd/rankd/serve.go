@@ -7,12 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -279,6 +281,14 @@ type lateEvents struct {
 	moved time.Time // when it moved after the end; zero once that was finalized
 }
 
+// forgetGone drops what late holds of contests not among ids (sorted): deleted ones.
+func forgetGone(late map[string]*lateEvents, ids []string) {
+	maps.DeleteFunc(late, func(id string, _ *lateEvents) bool {
+		_, ok := slices.BinarySearch(ids, id)
+		return !ok
+	})
+}
+
 // scheduleFinalizations files, until ctx is done, a finalization of each contest at its end (filing one
 // again changes nothing), and runs one again once the log of an ended contest has been still for
 // FinalizeSettle after events came after the end, so that the final standings hold the late verdicts
@@ -289,7 +299,9 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 	defer tick.Stop()
 	late := map[string]*lateEvents{}
 	for {
-		for _, id := range s.engine.ContestIDs() {
+		ids := s.engine.ContestIDs()
+		forgetGone(late, ids)
+		for _, id := range ids {
 			end, err := s.engine.End(id)
 			if err != nil {
 				continue // no start time yet: no end to schedule at
