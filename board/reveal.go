@@ -3,6 +3,7 @@ package board
 import (
 	"cmp"
 	"strconv"
+	"time"
 
 	"rankd"
 	"rankd/rankindex"
@@ -158,28 +159,36 @@ func (b *Board) RevealStep(n int) (RevealCell, bool) {
 	return RevealCell{TeamID: b.teams[c.t].id, ProblemID: b.problems[c.p].info.ID}, true
 }
 
-// CheckReveal returns the error the next reveal step would be refused with, and nil when it can be made:
-// EUNPROCESSABLE before the contest ended, ECONFLICT when no cell is hidden (a thaw, or every cell revealed)
-// or when the next cell still has a submission without a verdict.
-func (b *Board) CheckReveal() error {
-	_, _, err := b.nextReveal(len(b.reveals) + 1)
+// CheckReveal returns the error the next reveal step would be refused at now with, and nil when it can be
+// made: EUNPROCESSABLE before the contest ended, ECONFLICT when no cell is hidden (a thaw, or every cell
+// revealed) or when the next cell still has a submission without a verdict. A contest whose end has come by
+// now counts as ended though its log does not say so yet: a step records the end first.
+func (b *Board) CheckReveal(now time.Time) error {
+	_, _, err := b.nextReveal(len(b.reveals)+1, b.endCame(now))
 	return err
 }
 
-// revealOpen refuses reveal step before the contest ended: the reveal comes after the end.
-func (b *Board) revealOpen(step int) error {
+// endCame reports whether the contest's end has come by now, by its start and duration.
+func (b *Board) endCame(now time.Time) bool {
+	start := b.Start()
+	return !start.IsZero() && !now.Before(start.Add(b.contest.Duration))
+}
+
+// revealOpen refuses reveal step before the contest ended (its log says so, or ended says it will at once):
+// the reveal comes after the end.
+func (b *Board) revealOpen(step int, ended bool) error {
 	switch {
 	case !b.hasRules:
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "reveal step %d before the contest is defined", step)
-	case b.state.Ended == nil && !b.state.Revealed():
+	case !ended && b.state.Ended == nil && !b.state.Revealed():
 		return rankd.Errorf(rankd.EUNPROCESSABLE, "reveal step %d: the contest has not ended (no ended state yet): the reveal comes after the end", step)
 	}
 	return nil
 }
 
-// nextReveal returns the cell step, the next one, reveals, or why it cannot be made.
-func (b *Board) nextReveal(step int) (int32, int, error) {
-	if err := b.revealOpen(step); err != nil {
+// nextReveal returns the cell step, the next one, reveals, or why it cannot be made (see revealOpen for ended).
+func (b *Board) nextReveal(step int, ended bool) (int32, int, error) {
+	if err := b.revealOpen(step, ended); err != nil {
 		return 0, 0, err
 	}
 	t, p, ok := b.nextHidden()
@@ -197,7 +206,7 @@ func (b *Board) nextReveal(step int) (int32, int, error) {
 // revealable returns the cell reveal step rv names, when a step may reveal it: the contest ended, and the cell
 // is hidden from the public, its submissions all judged.
 func (b *Board) revealable(rv *rankd.Reveal) (int32, int, error) {
-	if err := b.revealOpen(rv.Step); err != nil {
+	if err := b.revealOpen(rv.Step, false); err != nil {
 		return 0, 0, err
 	}
 	t, tok := b.teamIdx[rv.TeamID]
@@ -217,7 +226,7 @@ func (b *Board) admitReveal(rv *rankd.Reveal) error {
 	if rv.Step != len(b.reveals)+1 || rv.TeamID == "" || rv.ProblemID == "" {
 		return nil // a retry, out of order, or malformed: Apply says which
 	}
-	t, p, err := b.nextReveal(rv.Step)
+	t, p, err := b.nextReveal(rv.Step, false)
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func TestRevealOrder(t *testing.T) {
 			if pub, jury := b.FirstToSolve(rankd.PublicView), b.FirstToSolve(rankd.JuryView); !reflect.DeepEqual(pub, jury) {
 				t.Fatalf("after the reveal: public first to solve %v, jury %v", pub, jury)
 			}
-			if err := b.CheckReveal(); rankd.ErrorCode(err) != rankd.ECONFLICT {
+			if err := b.CheckReveal(time.Time{}); rankd.ErrorCode(err) != rankd.ECONFLICT {
 				t.Fatalf("with nothing hidden: got %v, want %s", err, rankd.ECONFLICT)
 			}
 		})
@@ -172,6 +172,26 @@ func TestRevealFirstToSolve(t *testing.T) {
 	MustRevealNext(t, b)
 	if c3, c2 := cellOf(t, b, rankd.PublicView, "t3", "c"), cellOf(t, b, rankd.PublicView, "t2", "c"); c3.FirstToSolve || !c2.FirstToSolve {
 		t.Fatalf("after both steps: t3 %+v, t2 %+v; want t2 first to solve", c3, c2)
+	}
+}
+
+// A contest whose end has come by the clock, its log not saying so yet, counts as ended for CheckReveal: a
+// step records the end first (the jury was told the step was blocked, and the step then went through).
+func TestCheckRevealByTheClock(t *testing.T) {
+	started := rankd.State{Started: &stateStart}
+	b := MustBoard(t, cat(icpcSetup("t1", "t2"), []rankd.Event{stateEv(started)}, submit("1", "t1", "a", m(250), "AC")))
+	for _, tt := range []struct {
+		now  time.Time
+		code string
+	}{
+		{time.Time{}, rankd.EUNPROCESSABLE},
+		{stateEnd.Add(-time.Millisecond), rankd.EUNPROCESSABLE},
+		{stateEnd, ""},
+		{stateEnd.Add(time.Hour), ""},
+	} {
+		if got := rankd.ErrorCode(b.CheckReveal(tt.now)); got != tt.code {
+			t.Errorf("at %v: got code %q, want %q", tt.now, got, tt.code)
+		}
 	}
 }
 
@@ -207,7 +227,7 @@ func TestRevealRefused(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			b := MustBoard(t, tt.evs)
-			if err := b.CheckReveal(); rankd.ErrorCode(err) != tt.check {
+			if err := b.CheckReveal(time.Time{}); rankd.ErrorCode(err) != tt.check {
 				t.Errorf("CheckReveal: got %v, want code %q", err, tt.check)
 			} else if tt.name == "a submission of the cell without a verdict" && !strings.Contains(err.Error(), "Team t2 (team t2), problem A (a)") {
 				t.Errorf("CheckReveal: got %v, want it to name the team and the problem as the board shows them", err)
@@ -384,7 +404,7 @@ func TestRevealEqualsThaw(t *testing.T) {
 						}
 						break
 					}
-					if err := a.CheckReveal(); err != nil {
+					if err := a.CheckReveal(time.Time{}); err != nil {
 						// A submission of the next cell has no verdict yet: judge them all.
 						if rankd.ErrorCode(err) != rankd.ECONFLICT {
 							t.Fatalf("next %+v: %v", *next, err)

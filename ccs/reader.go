@@ -3,6 +3,8 @@ package ccs
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -177,6 +179,27 @@ func (r *Reader) readLine() ([]byte, error) {
 	return r.long, nil
 }
 
+// JSONProblem says where and how data, which a JSON parser refused with err, is not JSON, in the words of
+// Go's standard decoder ("line 2, column 7: invalid character '}' looking for beginning of value"), which
+// names what it expected; the fast parser's own words ("cannot parse object: ... unparsed tail: ...") are
+// its internals. Should the standard decoder take data, the cause in err is given.
+func JSONProblem(data []byte, err error) string {
+	var syntax *json.SyntaxError
+	switch uerr := json.Unmarshal(data, new(json.RawMessage)); {
+	case errors.As(uerr, &syntax):
+		before := data[:min(max(syntax.Offset-1, 0), int64(len(data)))] // the offset is past the faulty byte
+		line := 1 + bytes.Count(before, []byte{'\n'})
+		where := fmt.Sprintf("column %d", len(before)-bytes.LastIndexByte(before, '\n'))
+		if line > 1 || bytes.IndexByte(data, '\n') >= 0 {
+			where = fmt.Sprintf("line %d, %s", line, where)
+		}
+		return where + ": " + syntax.Error()
+	case uerr != nil:
+		return strings.TrimPrefix(uerr.Error(), "json: ") // "unexpected end of JSON input"
+	}
+	return jsonCause(err)
+}
+
 // jsonCause returns the cause in a JSON parser's error, without the "cannot parse ...: " the parser puts
 // before it for every value that encloses the fault: kilobytes for a deeply nested line.
 func jsonCause(err error) string {
@@ -195,7 +218,7 @@ func jsonCause(err error) string {
 func (r *Reader) parseLine(line []byte) (ev rankd.Event, skip bool, err error) {
 	v, err := r.p.ParseBytes(line)
 	if err != nil {
-		return ev, false, r.errorf("bad JSON: %s", jsonCause(err))
+		return ev, false, r.errorf("bad JSON: %s", JSONProblem(line, err))
 	}
 	env, err := v.Object()
 	if err != nil {

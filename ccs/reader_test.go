@@ -306,9 +306,10 @@ func TestReaderErrors(t *testing.T) {
 		feed string
 		want string // the error's whole message when it starts with "line", else a part of it
 	}{
-		{"bad JSON", `{"type":`, `line 1: bad JSON`},
+		{"bad JSON", `{"type":`, `line 1: bad JSON: column 8: unexpected end of JSON input`},
+		{"bad JSON within", `{"type":"teams" "id":"1"}`, `line 1: bad JSON: column 17: invalid character '"' after object key:value pair`},
 		{"not an object", `[1,2]`, `line 1: not a JSON object`},
-		{"trailing garbage", `{"type":"teams"} x`, `line 1: bad JSON`},
+		{"trailing garbage", `{"type":"teams"} x`, `line 1: bad JSON: column 18: invalid character 'x' after top-level value`},
 		{"no type", `{"id":"1","data":{}}`, `line 1: "type": required`},
 		{"type not a string", `{"type":5,"id":"1","data":{}}`, `line 1: "type": want a string, got number`},
 		{"no data", `{"type":"teams","id":"1"}`, `line 1: teams: "data": required`},

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/board"
@@ -162,7 +163,7 @@ func TestFeedFilterRevealGivesThePublicBoard(t *testing.T) {
 			}
 			for {
 				step, next, _ := truth.Reveal()
-				if next == nil || truth.CheckReveal() != nil {
+				if next == nil || truth.CheckReveal(time.Time{}) != nil {
 					break
 				}
 				add(rankd.Event{Type: rankd.EventReveal, ID: strconv.Itoa(step + 1), Reveal: &rankd.Reveal{Step: step + 1, TeamID: next.TeamID, ProblemID: next.ProblemID}})
@@ -172,7 +173,7 @@ func TestFeedFilterRevealGivesThePublicBoard(t *testing.T) {
 				t.Fatalf("%d steps, want a reveal of some length", steps)
 			}
 			if _, next, _ := truth.Reveal(); next != nil {
-				t.Fatalf("the reveal stopped at %+v: %v", *next, truth.CheckReveal())
+				t.Fatalf("the reveal stopped at %+v: %v", *next, truth.CheckReveal(time.Time{}))
 			}
 			if got, want := rowsOf(t, public, rankd.PublicView), rowsOf(t, truth, rankd.JuryView); !reflect.DeepEqual(got, want) {
 				t.Fatalf("after the reveal, the imported public board\n%+v\ndiffers from the jury's\n%+v", got, want)

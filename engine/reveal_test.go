@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"rankd"
 	"rankd/board"
@@ -18,7 +19,7 @@ func MustRevealNext(tb testing.TB, e *engine.Engine, id string) (engine.Result, 
 	var ev rankd.Event
 	err := e.Read(id, func(b *board.Board, _ int64) error {
 		step, next, _ := b.Reveal()
-		if next == nil || b.CheckReveal() != nil {
+		if next == nil || b.CheckReveal(time.Time{}) != nil {
 			return nil
 		}
 		ev = rankd.Event{Type: rankd.EventReveal, ID: strconv.Itoa(step + 1), Reveal: &rankd.Reveal{Step: step + 1, TeamID: next.TeamID, ProblemID: next.ProblemID}}

@@ -1,11 +1,13 @@
 package http
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -64,7 +66,12 @@ func (s *Server) readBundle(w http.ResponseWriter, r *http.Request) (contestBund
 	if err != nil {
 		return cb, err
 	}
-	dec := json.NewDecoder(body)
+	// A byte order mark, which some editors and Windows tools write at the start of a file, as on ingest.
+	br := bufio.NewReader(body)
+	if mark, _ := br.Peek(len(utf8BOM)); bytes.Equal(mark, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	dec := json.NewDecoder(br)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cb); err != nil {
 		var mbe *http.MaxBytesError
@@ -79,13 +86,42 @@ func (s *Server) readBundle(w http.ResponseWriter, r *http.Request) (contestBund
 			}
 			return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %q must be %s, not a JSON %s", cmp.Or(ute.Field, "the body"), want, ute.Value)
 		}
-		// The decoder's other messages (unknown member, malformed JSON) name no Go type.
-		return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %s", strings.TrimPrefix(err.Error(), "json: "))
+		return cb, rankd.Errorf(rankd.EINVALID, "the body is not a contest bundle: %s", decodeProblem(err))
 	}
 	if err := oneValue(dec); err != nil {
 		return cb, err
 	}
 	return cb, nil
+}
+
+// decodeProblem says what is wrong with the JSON a json.Decoder refused with err, in the user's terms: where
+// it is malformed, which member has the wrong kind of value (not which Go type it would not fit).
+func decodeProblem(err error) string {
+	var syntax *json.SyntaxError
+	var ute *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("malformed JSON at byte %d: %s", syntax.Offset, syntax.Error())
+	case errors.As(err, &ute):
+		typ, want := ute.Type, "a number"
+		for typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		switch typ.Kind() {
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "true or false"
+		case reflect.Slice, reflect.Array:
+			want = "an array"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		}
+		return fmt.Sprintf("%s must be %s, not a JSON %s", cmp.Or(ute.Field, "the value"), want, ute.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends before its value does"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ") // an unknown member: `unknown field "x"`
 }
 
 // oneValue refuses what follows the JSON value dec decoded (a second one pasted in): it would be dropped
@@ -170,16 +206,16 @@ func (s *Server) updateContest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := r.PathValue("cid")
-	if len(cb.Contest) > 0 {
-		if got := fastjson.GetString(cb.Contest, "id"); got != id {
-			return rankd.Errorf(rankd.EINVALID, "the contest's id %q is not %q", got, id)
-		}
-	}
 	var resp ingestResponse
 	if err := retried(func(stale *bool) error {
 		c, st, _, err := s.contestNow(r.Context(), id)
 		if err != nil {
-			return err
+			return err // an unknown contest is that, whatever the bundle says
+		}
+		if len(cb.Contest) > 0 {
+			if got := fastjson.GetString(cb.Contest, "id"); got != id {
+				return rankd.Errorf(rankd.EINVALID, "the contest's id %q is not %q", got, id)
+			}
 		}
 		var reopened *rankd.State
 		if len(cb.Contest) > 0 {

@@ -150,6 +150,20 @@ func TestUpdateContest(t *testing.T) {
 	if r := e.Do(t, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest}); r.Status != http.StatusBadRequest {
 		t.Errorf("PATCH with another id: got %d, want 400", r.Status)
 	}
+	// An unknown contest is unknown, whatever id its bundle gives.
+	if r := e.Do(t, "PATCH", "/api/v1/contests/nope", adminToken, map[string]any{"contest": contest}); r.Status != http.StatusNotFound {
+		t.Errorf("PATCH of an unknown contest with another id: got %d, want 404", r.Status)
+	}
+	// A byte order mark before the bundle, as on ingest.
+	contest["id"], contest["penalty_time"] = "c1", 15
+	body, err := json.Marshal(map[string]any{"contest": contest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, "\ufeff"+string(body), nil)
+	if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", "", nil, &got); got.PenaltyTime != 15 {
+		t.Errorf("after a bundle with a byte order mark: got penalty %d, want 15", got.PenaltyTime)
+	}
 }
 
 // A bundle laid out over many lines, as people write JSON, defines the contest as a compact one does.

@@ -275,7 +275,7 @@ func jsonLines(body []byte, t rankd.EventType) (feed []byte, n int, single bool,
 		default:
 			hint = " (several objects go in a JSON array; NDJSON lines of events go to the events endpoint)"
 		}
-		return nil, 0, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %v%s", err, hint)
+		return nil, 0, false, rankd.Errorf(rankd.EINVALID, "the body is not JSON: %s%s", ccs.JSONProblem(body, err), hint)
 	}
 	// Each element is compacted onto a line of its own as the decoder walks the array, without a parse tree:
 	// the tree of a 63 MB array held over a gigabyte.
@@ -287,6 +287,14 @@ func jsonLines(body []byte, t rankd.EventType) (feed []byte, n int, single bool,
 	// string full of them must not size a huge buffer).
 	out := bytes.NewBuffer(make([]byte, 0, len(body)+min((wrap+1)*bytes.Count(body, []byte{'{'}), len(body)/2)))
 	add := func(elem []byte) error {
+		if elem[0] != '{' {
+			// An array in an array would be read as a whole collection, a null as a deletion without an id.
+			what := "an event"
+			if t != rankd.EventUnknown {
+				what = "an object of " + t.String()
+			}
+			return rankd.Errorf(rankd.EINVALID, "element %d of the array is not a JSON object: each element is %s", n+1, what)
+		}
 		if n > 0 {
 			out.WriteByte('\n')
 		}

@@ -60,7 +60,35 @@ func FuzzJSONLines(f *testing.F) {
 		if lines := bytes.Count(feed, []byte{'\n'}) + 1; n > 0 && lines != n {
 			t.Errorf("%d elements gave %d lines: %q", n, lines, feed)
 		}
+		for line := range bytes.Lines(feed) {
+			if line[0] != '{' {
+				t.Errorf("got line %q, want an object", line)
+			}
+		}
 	})
+}
+
+// What is wrong with a body that is not JSON objects is said in the user's terms: where, and what was
+// expected, not a parser's internals; an element that is not an object is refused, not read as a
+// collection (an array) or a deletion (null).
+func TestJSONLinesErrors(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		typ  rankd.EventType
+		want string
+	}{
+		{`{"id": }`, rankd.EventSubmission, `the body is not JSON: column 8: invalid character '}' looking for beginning of value`},
+		{"[\n{\"id\":\"s1\"},\n{\"id\" \"s2\"}]", rankd.EventSubmission, `the body is not JSON: line 3, column 7: invalid character '"' after object key`},
+		{`{"id": "s1"`, rankd.EventSubmission, `the body is not JSON: column 11: unexpected end of JSON input`},
+		{`[[{"id":"s1"},{"id":"s2"}],[]]`, rankd.EventSubmission, `element 1 of the array is not a JSON object: each element is an object of submissions`},
+		{`[{"id":"s1"},null]`, rankd.EventSubmission, `element 2 of the array is not a JSON object: each element is an object of submissions`},
+		{`[{"type":"teams","data":{"id":"t1"}},"x"]`, rankd.EventUnknown, `element 2 of the array is not a JSON object: each element is an event`},
+	} {
+		_, _, _, err := jsonLines([]byte(tt.body), tt.typ)
+		if got := rankd.ErrorMessage(err); got != tt.want || rankd.ErrorCode(err) != rankd.EINVALID {
+			t.Errorf("%s: got %v, want %s %q", tt.body, err, rankd.EINVALID, tt.want)
+		}
+	}
 }
 
 // A JSON array of events costs about its own size again to turn into feed lines: its parse tree held over

@@ -528,10 +528,12 @@ func (s *Server) cached(r *http.Request, cid string, v rankd.View, key string,
 	return page, etag, nil
 }
 
-// match reports whether the request's If-None-Match names etag.
+// match reports whether the request's If-None-Match names etag. The comparison is weak (RFC 9110, 13.1.2):
+// a proxy that compresses what it passes on (nginx's gzip) makes the ETag weak, W/"...", and its clients
+// send it back so.
 func match(r *http.Request, etag string) bool {
 	for t := range strings.SplitSeq(r.Header.Get("If-None-Match"), ",") {
-		if t = strings.TrimSpace(t); t == etag || t == "*" {
+		if t = strings.TrimPrefix(strings.TrimSpace(t), "W/"); t == etag || t == "*" {
 			return true
 		}
 	}

@@ -32,8 +32,14 @@ func TestScoreboardETag(t *testing.T) {
 		resp.Body.Close()
 		return response{Status: resp.StatusCode, Header: resp.Header}
 	}
-	if got := req(etag); got.Status != http.StatusNotModified {
-		t.Errorf("If-None-Match with the current ETag: got %d, want 304", got.Status)
+	for _, tag := range []string{etag, "W/" + etag, `"other", ` + etag, `"other", W/` + etag} {
+		// Weak (W/"..."): a proxy that compresses the page (nginx's gzip) makes the ETag so.
+		if got := req(tag); got.Status != http.StatusNotModified {
+			t.Errorf("If-None-Match %s with the current ETag: got %d, want 304", tag, got.Status)
+		}
+	}
+	if got := req(`W/"other"`); got.Status != http.StatusOK {
+		t.Errorf("If-None-Match with another weak ETag: got %d, want 200", got.Status)
 	}
 	// A verdict before the freeze changes the public board: a new ETag, and the old one gets the page.
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
@@ -164,5 +170,41 @@ func TestPageRenderedOnceForABurst(t *testing.T) {
 	wg.Wait()
 	if got := rendered() - before; got != 1 {
 		t.Errorf("20 readers at once of a page not rendered: got %d renderings, want 1", got)
+	}
+}
+
+// A path with "//", "/./" or "/../" in it (a judge's base URL ending in a slash) is served as the clean
+// path: Go's mux answered it with a redirect, an HTML page, which a POST does not follow.
+func TestUncleanPathsServed(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct{ method, path, token, body string }{
+		{"POST", "/api/v1/contests//c1/submissions", judgeToken, `{"id":"s90","team_id":"t3","problem_id":"A","contest_time":"0:10:00"}`},
+		{"POST", "/api/v1/contests/c1/./judgements", judgeToken, `{"id":"j90","submission_id":"s90","judgement_type_id":"AC","start_contest_time":"0:11:00"}`},
+		{"GET", "/api/v1/contests/x/../c1/scoreboard/teams/t3", "", ""},
+	} {
+		req, err := http.NewRequest(tc.method, e.URL+tc.path, strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := noRedirect.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Accepted int
+			Solved   int
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || err != nil || tc.method == "POST" && out.Accepted != 1 || tc.method == "GET" && out.Solved != 1 {
+			t.Errorf("%s %s: got %d %s (%v) %+v, want 200 JSON, the event accepted, t3 solving it", tc.method, tc.path,
+				resp.StatusCode, resp.Header.Get("Content-Type"), err, out)
+		}
 	}
 }

@@ -62,10 +62,15 @@ type revealStepJSON struct {
 }
 
 // revealState reads where the reveal of b stands.
-func revealState(b *board.Board, cid string, jury bool) revealJSON {
+func revealState(b *board.Board, cid string) revealJSON {
 	step, next, remaining := b.Reveal()
-	out := revealJSON{ContestID: cid, Seq: b.Seq(rankd.PublicView), Step: step, Remaining: remaining, Next: cellRef(next)}
-	if err := b.CheckReveal(); jury && err != nil && next != nil {
+	return revealJSON{ContestID: cid, Seq: b.Seq(rankd.PublicView), Step: step, Remaining: remaining, Next: cellRef(next)}
+}
+
+// juryRevealState is revealState with, for the jury, why the next step would be refused at now.
+func juryRevealState(b *board.Board, cid string, now time.Time) revealJSON {
+	out := revealState(b, cid)
+	if err := b.CheckReveal(now); err != nil && out.Next != nil {
 		out.Blocked = &errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}
 	}
 	return out
@@ -83,12 +88,12 @@ func (s *Server) getReveal(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
 	if t.Role != rankd.RoleAdmin && t.Role != rankd.RoleJudge {
 		return s.cachedRead(w, r, cid, rankd.PublicView, "reveal", func(b *board.Board) (any, error) {
-			return revealState(b, cid, false), nil
+			return revealState(b, cid), nil
 		})
 	}
 	var out revealJSON
 	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-		out = revealState(b, cid, true)
+		out = juryRevealState(b, cid, s.Now())
 		return nil
 	}); err != nil {
 		return err
@@ -103,7 +108,7 @@ func (s *Server) getReveal(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
 	var req struct {
-		Step int `json:"step"`
+		Step *int `json:"step"` // nil: the next one
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<10))
 	dec.DisallowUnknownFields()
@@ -112,14 +117,18 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return rankd.Errorf(rankd.EINVALID, "the body is not {\"step\": n}: %v", err)
+		return rankd.Errorf(rankd.EINVALID, "the body must be empty or {\"step\": n}, n a step number from 1: %s", decodeProblem(err))
 	} else if err == nil {
 		if err := oneValue(dec); err != nil {
 			return err
 		}
 	}
-	if req.Step < 0 {
-		return rankd.Errorf(rankd.EINVALID, "step %d: steps are numbered from 1", req.Step)
+	step := 0 // the next one
+	if req.Step != nil {
+		// 0 is refused, not taken for the next step: a client counting from 0 would make a step at each retry.
+		if step = *req.Step; step < 1 {
+			return rankd.Errorf(rankd.EINVALID, "step %d: steps are numbered from 1", step)
+		}
 	}
 	if err := s.endByClock(r, cid); err != nil {
 		return err
@@ -129,7 +138,7 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 	var oldRank int
 	var duplicate bool
 	if err := retried(func(stale *bool) (err error) {
-		ev, oldRank, duplicate, err = s.revealStep(r, cid, req.Step, stale)
+		ev, oldRank, duplicate, err = s.revealStep(r, cid, step, stale)
 		return err
 	}); err != nil {
 		return err
@@ -137,7 +146,7 @@ func (s *Server) postRevealNext(w http.ResponseWriter, r *http.Request) error {
 	out := revealStepJSON{Revealed: revealCellJSON{TeamID: ev.Reveal.TeamID, ProblemID: ev.Reveal.ProblemID},
 		OldRank: oldRank, Duplicate: duplicate}
 	if err := s.Engine.Read(cid, func(b *board.Board, _ int64) error {
-		out.revealJSON = revealState(b, cid, true)
+		out.revealJSON = juryRevealState(b, cid, s.Now())
 		row, err := b.Row(rankd.PublicView, ev.Reveal.TeamID)
 		if err != nil {
 			return err // the team was hidden or banned since: its row is not public any more
@@ -186,7 +195,7 @@ func (s *Server) revealStep(r *http.Request, cid string, step int, stale *bool) 
 		case n > done+1:
 			return rankd.Errorf(rankd.ECONFLICT, "reveal step %d before step %d", n, done+1)
 		default:
-			if err := b.CheckReveal(); err != nil {
+			if err := b.CheckReveal(s.Now()); err != nil {
 				return err
 			}
 			cell = *next

@@ -82,8 +82,20 @@ func TestRevealEndpoints(t *testing.T) {
 		}
 	}
 
-	// After the end, the Resolver's order: t3 (last, with B hidden), then t2, then t1.
+	// After the end, the Resolver's order: t3 (last, with B hidden), then t2, then t1. The end by the clock is
+	// not in the log yet: the jury is told nothing blocks the step (which records the end first).
 	e.now = contestStart.Add(6 * time.Hour)
+	st = revealState{}
+	if e.MustDo(t, http.StatusOK, "GET", get, judgeToken, nil, &st); st.Blocked != nil {
+		t.Errorf("jury GET after the end by the clock: got blocked %+v, want nothing blocked", *st.Blocked)
+	}
+	for _, body := range []string{`{"step": 0}`, `{"step": "x"}`, `{"step": 1.5}`} {
+		// 0 is not "the next one": a client counting from 0 would make a step at each retry.
+		r := e.Do(t, "POST", next, adminToken, body)
+		if msg := string(r.Body); r.Status != http.StatusBadRequest || strings.Contains(msg, "Go") || strings.Contains(msg, "int") {
+			t.Errorf("POST next %s: got %d %s, want 400 in the user's terms", body, r.Status, r.Body)
+		}
+	}
 	for _, want := range []struct {
 		cell             string
 		solved           bool

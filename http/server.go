@@ -13,7 +13,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -296,7 +298,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 { // a body, of known length or chunked
 		r.Body = newIdleBody(w, r.Body, cmp.Or(s.BodyTimeout, time.Minute))
 	}
+	if p := r.URL.Path; r.URL.RawPath == "" && p != "" {
+		// Go's mux answers a path with "//", "/./" or "/../" in it with a redirect to the clean one: an HTML
+		// page, which a judge whose base URL ends in a slash, POSTing, does not follow. Served as the clean
+		// path instead, as the redirect would have it.
+		if c := cleanPath(p); c != p {
+			r.URL.Path = c
+		}
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// cleanPath returns p without empty, "." and ".." elements, its final slash kept, as Go's mux cleans paths.
+func cleanPath(p string) string {
+	c := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
 }
 
 // idleBody cuts a request's body that sends nothing for its timeout. Go's server reads, before answering, up

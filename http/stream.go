@@ -236,7 +236,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	f, err := s.push.subscribe(cid, v, last)
 	if err != nil {
 		// The headers are gone: say it as an event the client can read.
-		sw.write(event("error", 0, errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}))
+		sw.write(errorEvent(errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}))
 		return nil
 	}
 	defer s.push.unsubscribe(cid, v, f)
@@ -250,7 +250,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			return nil // the client reconnects to another node, or to this one once it is back
 		case <-f.dropped:
 			if f.gone.Load() {
-				sw.write(event("error", 0, errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
+				sw.write(errorEvent(errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
 			}
 			return nil
 		case m := <-f.events:
@@ -378,4 +378,12 @@ func (s *Server) bigScreen(r *http.Request, sw *streamWriter, heartbeat *time.Ti
 			}
 		}
 	}
+}
+
+// errorEvent formats the error event that ends a stream. Its id is empty, which clears the browser's last
+// event id (EventSource keeps the last one given, and a frame without an id would leave the last diff's): the
+// reconnection then starts afresh, without Last-Event-ID, as the board it would resume is no more.
+func errorEvent(body errorBody) []byte {
+	data, _ := json.Marshal(body)
+	return fmt.Appendf(nil, "event: error\nid\ndata: %s\n\n", data)
 }
