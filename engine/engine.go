@@ -946,12 +946,15 @@ func checksOf(batch []*request) func(b *board.Board, i int) error {
 	}
 }
 
+// ingestUnavailable is the ingest counter's status of events that could not be stored.
+const ingestUnavailable = "unavailable"
+
 // notStored fails the requests of a batch whose events could not be stored, counting them.
 func (e *Engine) notStored(batch []*request) {
 	for _, r := range batch {
 		r.err = rankd.Errorf(rankd.EUNAVAILABLE, "the events could not be stored; retry")
 		for range r.entries {
-			e.metrics.countIngest("unavailable")
+			e.metrics.countIngest(ingestUnavailable)
 		}
 	}
 }

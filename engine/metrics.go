@@ -50,7 +50,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		boardSeq:   prometheus.NewDesc("rankd_board_sequence", "The sequence number of a contest's view.", []string{"contest", "view"}, nil),
 	}
 	reg.MustRegister(m.ingest, m.commit, m.commitSize, m.apply, m)
-	for _, s := range []string{StatusAccepted, StatusDuplicate, StatusRejected} {
+	// Each status counted from 0, so that the first failures show as an increase (a series that appears with
+	// them does not, to Prometheus' increase()).
+	for _, s := range []string{StatusAccepted, StatusDuplicate, StatusRejected, ingestUnavailable} {
 		m.ingest.WithLabelValues(s)
 	}
 	return m

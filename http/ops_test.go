@@ -49,6 +49,7 @@ func TestMetrics(t *testing.T) {
 	r := e.Do(t, "GET", "/metrics", judgeToken, nil)
 	for _, want := range []string{
 		`rankd_ingest_events_total{status="accepted"}`,
+		`rankd_ingest_events_total{status="unavailable"} 0`, // from 0, for increase() to see the first failures
 		`rankd_board_teams{contest="c1"} 3`,
 		`rankd_board_submissions{contest="c1"} 4`,
 		`rankd_board_sequence{contest="c1",view="public"}`,
