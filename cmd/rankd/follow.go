@@ -95,7 +95,7 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 	}()
 	r := relay{
 		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, stderr: stderr},
-		server:   base, delay: *delay, batch: *batch,
+		server:   base, delay: *delay, batch: *batch, fromStart: feed.fromStart,
 	}
 	r.setContest(*contest)
 	err = r.run(ctx, lines)
@@ -147,6 +147,34 @@ type feedSource struct {
 	// param and after say where to resume: since_token or since_id, after the last line passed on.
 	param, after string
 	ended        bool // the feed said end_of_updates
+
+	mu      sync.Mutex
+	again   bool                    // read the feed again from its start (see fromStart)
+	stopped bool                    // run returned
+	cancel  context.CancelCauseFunc // ends the connection being read
+}
+
+// fromStart makes the feed be read again from its start, at once (rankd's log went back), and reports
+// whether it will be: not once the feed stopped.
+func (f *feedSource) fromStart() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return false
+	}
+	f.again = true
+	if f.cancel != nil {
+		f.cancel(errFromStart)
+	}
+	return true
+}
+
+// stop reports whether the feed that ended stops: not when it is to be read again meanwhile.
+func (f *feedSource) stop() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopped = !f.again
+	return f.stopped
 }
 
 // Feeds send a newline at least every 120 s (the CCS specification); a connection silent for longer than
@@ -164,18 +192,25 @@ var (
 // run sends the feed's lines to out, connecting again after a dropped connection, until the feed ends, ctx is
 // done, or the feed's server refuses.
 func (f *feedSource) run(ctx context.Context, out chan<- []byte) error {
+	defer func() {
+		f.mu.Lock()
+		f.stopped = true
+		f.mu.Unlock()
+	}()
 	failures := 0
 	for {
 		read, err := f.connect(ctx, out)
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case f.ended:
-			return nil
-		case errors.Is(err, errFeedRefused):
-			return err
 		case errors.Is(err, errFromStart):
 			continue
+		case f.ended && f.stop():
+			return nil
+		case f.ended:
+			continue // to be read again from its start
+		case errors.Is(err, errFeedRefused):
+			return err
 		}
 		if read {
 			failures = 0
@@ -207,6 +242,12 @@ func (f *feedSource) run(ctx context.Context, out chan<- []byte) error {
 func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool, err error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	f.mu.Lock()
+	f.cancel = cancel
+	if f.again {
+		f.again, f.param, f.after, f.ended = false, "", "", false
+	}
+	f.mu.Unlock()
 	u := *f.url
 	q := u.Query()
 	q.Del("since_token")
@@ -223,6 +264,9 @@ func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool,
 	f.authorize(req)
 	resp, err := f.client.Do(req)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errFromStart) {
+			return false, errFromStart
+		}
 		return false, err
 	}
 	defer resp.Body.Close()
@@ -261,7 +305,7 @@ func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool,
 			select {
 			case out <- line:
 			case <-ctx.Done():
-				return read, nil
+				return read, context.Cause(ctx)
 			}
 			// Noted once passed on: a line that was not is read again after the one before it.
 			read = true
@@ -270,6 +314,8 @@ func (f *feedSource) connect(ctx context.Context, out chan<- []byte) (read bool,
 			}
 		}
 		switch {
+		case errors.Is(context.Cause(ctx), errFromStart):
+			return read, errFromStart
 		case err == io.EOF:
 			return read, nil
 		case errors.Is(context.Cause(ctx), errFeedSilent):
@@ -324,6 +370,9 @@ type relay struct {
 	defined         bool     // a line sent defines the contest
 	lastReport      time.Time
 	lastShown       string // the last report, not said again
+	// fromStart has the feed read again from its start, and reports whether it will be (see
+	// feedSource.fromStart).
+	fromStart func() bool
 }
 
 // maxHeld bounds the lines held while the relay looks for the feed's contest event.
@@ -332,7 +381,9 @@ const maxHeld = 10000
 // setContest sets the contest the lines go to.
 func (r *relay) setContest(id string) {
 	r.contest = id
-	r.url = r.server + "/api/v1/contests/" + url.PathEscape(id) + "/events?results=problems&taken_tokens=drop"
+	// Every result, not only the problems: the positions of the events accepted say whether the server's log
+	// went back (see importer.behind).
+	r.url = r.server + "/api/v1/contests/" + url.PathEscape(id) + "/events?taken_tokens=drop"
 }
 
 // run posts lines as they come until lines is closed or ctx is done.
@@ -367,6 +418,16 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 		buf.Reset()
 		count = 0
 		r.report(false)
+		if err == nil && r.behind {
+			// The server's log is behind what it acknowledged (restored from an older backup, or the contest
+			// deleted and created again): the lines it lost come again, with those it has, as duplicates.
+			r.behind = false
+			const what = "rankd follow: the server accepted an event at a log position before one it acknowledged: its log went back (restored from an older backup?)"
+			if !r.fromStart() {
+				return fmt.Errorf("%s, and the feed has ended: run rankd follow again to send the feed from its start", strings.TrimPrefix(what, "rankd follow: "))
+			}
+			fmt.Fprintln(r.stderr, what+"; reading the feed again from its start")
+		}
 		return err
 	}
 	// add puts a line in the batch, which goes when full or, at the latest, after the delay.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -801,5 +802,92 @@ func TestFollowUnknownContestNamed(t *testing.T) {
 				t.Errorf("got %v; want an error saying the server has no such contest; it said:\n%s", err, errOut)
 			}
 		})
+	}
+}
+
+// forgetfulRankd answers posts of feed lines as a rankd server does, by their tokens and log positions, and
+// after its forgetAfter-th post forgets all but the first keep events of its log (restored from an older
+// backup under a running rankd follow).
+type forgetfulRankd struct {
+	forgetAfter, keep int
+
+	mu     sync.Mutex
+	posts  int
+	log    map[string]int // token -> log position
+	next   int
+	forgot bool
+}
+
+func (f *forgetfulRankd) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	type result struct {
+		Item   int    `json:"item"`
+		Status string `json:"status"`
+		Pos    int    `json:"pos"`
+	}
+	var out struct {
+		Accepted   int      `json:"accepted"`
+		Duplicates int      `json:"duplicates"`
+		Rejected   int      `json:"rejected"`
+		Results    []result `json:"results"`
+	}
+	for i, line := range bytes.Split(bytes.TrimSpace(body), []byte{'\n'}) {
+		var ev struct{ Token string }
+		_ = json.Unmarshal(line, &ev)
+		if pos, ok := f.log[ev.Token]; ok {
+			out.Duplicates++
+			out.Results = append(out.Results, result{i + 1, "duplicate", pos})
+			continue
+		}
+		f.next++
+		f.log[ev.Token] = f.next
+		out.Accepted++
+		out.Results = append(out.Results, result{i + 1, "accepted", f.next})
+	}
+	if f.posts++; f.posts == f.forgetAfter {
+		maps.DeleteFunc(f.log, func(_ string, pos int) bool { return pos > f.keep })
+		f.next, f.forgot = f.keep, true
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+// A server restored from an older backup while rankd follow relays a feed to it: the next event it accepts
+// takes a log position before one it acknowledged, and the feed is read again from its start, so that the
+// lines it lost come again (it said nothing, and they were lost for good).
+func TestFollowServerRestoredFromBackup(t *testing.T) {
+	src := mustDOMjudge(t, feed(t, "euc2025"), "since_token")
+	feedServer := httptest.NewServer(src)
+	defer feedServer.Close()
+	sink := &forgetfulRankd{forgetAfter: 5, keep: 100, log: map[string]int{}}
+	rankdServer := httptest.NewServer(sink)
+	defer rankdServer.Close()
+	_, errOut, err := mustFollow(t, "--from", feedServer.URL+"/api/v4/contests/euc2025/event-feed", "--from-auth", "judge:secret",
+		"--server", rankdServer.URL, "--token", testAdminToken, "--batch", "100")
+	if err != nil {
+		t.Fatalf("rankd follow: %v\n%s", err, tail(errOut, 20))
+	}
+	if !strings.Contains(errOut, "its log went back (restored from an older backup?); reading the feed again from its start") {
+		t.Errorf("rankd follow said:\n%s\nwant it to say the server's log went back", tail(errOut, 20))
+	}
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	if !sink.forgot {
+		t.Fatal("the server did not forget: the test tests nothing")
+	}
+	var missing []string
+	for _, tok := range src.tokens {
+		if _, ok := sink.log[tok]; !ok {
+			missing = append(missing, tok)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("got %d of the feed's %d lines missing from the server at the end (%q...), want none", len(missing), len(src.tokens), missing[:min(5, len(missing))])
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if fromStart := slices.Index(src.asked[1:], ""); fromStart < 0 {
+		t.Errorf("the feed was asked from %q, want a connection from its start after the first", src.asked)
 	}
 }

@@ -207,6 +207,11 @@ type importer struct {
 	lastShown                      string // the last progress report
 	// answered, when set, is told how long each batch took to be answered (the load test's measure).
 	answered func(time.Duration)
+	// lastPos is the log position of the last event the server accepted, when its answers list them all;
+	// behind says that it then accepted one at a position not after it: its log went back (restored from
+	// an older backup, or the contest deleted and created again), and lines it acknowledged are gone.
+	lastPos int64
+	behind  bool
 }
 
 // resume reads the state file of an earlier run of the same import.
@@ -412,6 +417,7 @@ func (im *importer) send(ctx context.Context, body []byte, first int) (again boo
 			Code    string
 			Message string
 			Cause   string
+			Pos     int64
 		}
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
@@ -420,7 +426,16 @@ func (im *importer) send(ctx context.Context, body []byte, first int) (again boo
 	im.accepted += out.Accepted
 	im.duplicates += out.Duplicates
 	im.rejected += out.Rejected
+	last := im.lastPos
 	for _, r := range out.Results {
+		if r.Status == "accepted" && r.Pos > 0 {
+			// Accepted events take the log's next positions: one not after an earlier one is of a log that
+			// went back.
+			if r.Pos <= last {
+				im.behind, im.lastPos = true, 0
+			}
+			last, im.lastPos = r.Pos, max(im.lastPos, r.Pos)
+		}
 		if r.Cause == "token_taken" && r.Status != "rejected" {
 			// Its token names another event in rankd's log (the feed numbers its events anew: its contest
 			// system's database reloaded, or a second source shares the contest): taken without it, as the
