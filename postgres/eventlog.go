@@ -79,7 +79,7 @@ func (db *DB) AppendAfter(ctx context.Context, contestID string, after int64, ta
 	}
 	defer rollback(ctx, tx)
 	a := appendCall{ctx: ctx, tx: tx, contestID: contestID, entries: entries, results: results, after: after, held: true}
-	a.pid, a.exclusive = db.exclusivePID()
+	a.pid, a.holding = db.holderPID()
 	if err := a.lookup(); errors.Is(err, rankd.ErrContestDeleted) {
 		return nil, err
 	} else if err != nil {
@@ -163,11 +163,11 @@ type appendCall struct {
 	aliases []int // the duplicate entries whose tokens, new to the log, are to be stored (see duplicate)
 	after   int64 // the caller's position: the entries after it are read into tail; < 0: none
 	tail    []rankd.LogEntry
-	// exclusive says that the store holds the lock of HoldExclusive, in server process pid; lookup sets held
-	// to whether that process still holds it.
-	exclusive bool
-	pid       uint32
-	held      bool
+	// holding says that the store holds the lock of HoldExclusive or HoldShared, in server process pid;
+	// lookup sets held to whether that process still holds it.
+	holding bool
+	pid     uint32
+	held    bool
 }
 
 // lockQuery locks a contest's row and returns its key and the log's last position. In a batch, the queries
@@ -284,7 +284,7 @@ func (a *appendCall) lookup() error {
 			})
 		})
 	}
-	if a.exclusive {
+	if a.holding {
 		b.Queue(heldQuery, exclusiveLock, a.pid).QueryRow(func(row pgx.Row) error { return row.Scan(&a.held) })
 	}
 	b.Queue(`SELECT clock_timestamp()`).QueryRow(func(row pgx.Row) error { return row.Scan(&a.stored) })

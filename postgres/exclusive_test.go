@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,4 +84,49 @@ func MustLockFree(tb testing.TB, u string) {
 		}
 	}
 	tb.Fatal("the lost session's lock is still held after 10 s")
+}
+
+// The servers of the distributed mode hold the lock together (shared); a server of its own (started without
+// Redis), whose board would not follow theirs, is refused beside them, and they beside it; a shared holder
+// that lost its session takes its share again before it appends, unless a server of its own took the lock.
+func TestHoldShared(t *testing.T) {
+	u := pgtest.MustSchema(t)
+	ctx := context.Background()
+	p := pgtest.MustProxy(t, u)
+	first, second := MustOpen(t, p.URL), MustOpen(t, u)
+	for _, db := range []*postgres.DB{first, second} {
+		if err := db.HoldShared(ctx); err != nil {
+			t.Fatalf("servers of the distributed mode: got %v, want them to hold it together", err)
+		}
+	}
+	lone := MustOpen(t, u)
+	if err := lone.HoldExclusive(ctx); rankd.ErrorCode(err) != rankd.ECONFLICT {
+		t.Fatalf("a server of its own beside them: got %v, want %s", err, rankd.ECONFLICT)
+	}
+	storetest.MustAppend(t, first, "c1", storetest.Entry(rankd.EventTeam, "t1", "t1"))
+
+	// first's session lost: it takes its share again beside second.
+	p.Cut()
+	p.Restore()
+	if _, err := appendAfterCut(first, storetest.Entry(rankd.EventTeam, "t2", "t2")); err != nil {
+		t.Fatalf("append after the session was lost: %v", err)
+	}
+
+	// Both gone, a server of its own holds it: a server of the distributed mode is refused, and first, whose
+	// session is lost again, appends nothing.
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.Cut()
+	p.Restore()
+	MustLockFree(t, u)
+	if err := lone.HoldExclusive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := MustOpen(t, u).HoldShared(ctx); rankd.ErrorCode(err) != rankd.ECONFLICT || !strings.Contains(err.Error(), "on its own") {
+		t.Errorf("a server of the distributed mode beside one of its own: got %v, want %s saying so", err, rankd.ECONFLICT)
+	}
+	if _, err := appendAfterCut(first, storetest.Entry(rankd.EventTeam, "t3", "t3")); rankd.ErrorCode(err) != rankd.ECONFLICT {
+		t.Errorf("append of a shared holder whose lock a server of its own took: got %v, want %s", err, rankd.ECONFLICT)
+	}
 }

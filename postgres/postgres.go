@@ -47,18 +47,18 @@ var (
 type DB struct {
 	pool *pgxpool.Pool
 
-	// timeout bounds what a server does with db as it starts: Open, HoldExclusive (OpenTimeout but in tests);
+	// timeout bounds what a server does with db as it starts: Open, HoldExclusive and HoldShared (OpenTimeout but in tests);
 	// closeWait bounds each step of Close (closeWait's value but in tests).
 	timeout, closeWait time.Duration
 
-	mu sync.Mutex // guards exclusive, held and heldPID
-	// exclusive says that HoldExclusive took the lock; held is the session holding it (nil when it was
-	// lost and could not be taken again), heldPID its server process. A session can be lost (the server
-	// restarted, the line was cut, an idle connection was dropped), and the lock with it: Append checks
-	// that heldPID still holds it, and takes it again when it is free (see relock).
-	exclusive bool
-	held      *pgxpool.Conn
-	heldPID   uint32
+	mu sync.Mutex // guards holding, shared, held and heldPID
+	// holding says that HoldExclusive or HoldShared took the lock (shared: the second); held is the session
+	// holding it (nil when it was lost and could not be taken again), heldPID its server process. A session
+	// can be lost (the server restarted, the line was cut, an idle connection was dropped), and the lock with
+	// it: Append checks that heldPID still holds it, and takes it again when it can (see relock).
+	holding, shared bool
+	held            *pgxpool.Conn
+	heldPID         uint32
 }
 
 // OpenTimeout bounds Open as a whole (connecting, then bringing the schema up to date, which waits for another
@@ -127,7 +127,7 @@ func startup(ctx context.Context, timeout time.Duration) (context.Context, conte
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
 // closeWait is how long Close waits for the connections in use to be given back, and for the lock of
-// HoldExclusive to be given up.
+// hold to be given up.
 const closeWait = 5 * time.Second
 
 // Close closes the store's connections, waiting at most a few seconds for those in use to be given back: a call
@@ -137,7 +137,7 @@ const closeWait = 5 * time.Second
 func (db *DB) Close() error {
 	db.mu.Lock()
 	db.release()
-	db.exclusive = false // an Append in flight does not take the lock again
+	db.holding = false // an Append in flight does not take the lock again
 	db.mu.Unlock()
 	closed := make(chan struct{})
 	go func() {
@@ -156,7 +156,7 @@ func (db *DB) Close() error {
 	}
 }
 
-// release gives up the lock of HoldExclusive, if db holds it; db.mu is held. It unlocks first: the server
+// release gives up the lock of hold, if db holds it; db.mu is held. It unlocks first: the server
 // ends a closed session's backend, and with it the lock, only some time after the client has gone, so a
 // successor starting at once would find it still taken. The session is then closed, not given back to the
 // pool, in case the unlock failed.
@@ -166,70 +166,93 @@ func (db *DB) release() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), db.closeWait)
 	defer cancel()
-	_, _ = db.held.Exec(ctx, `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, exclusiveLock)
+	unlock := `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`
+	if db.shared {
+		unlock = `SELECT pg_advisory_unlock_shared($1, hashtext(current_schema()))`
+	}
+	_, _ = db.held.Exec(ctx, unlock, exclusiveLock)
 	_ = db.held.Hijack().Close(ctx)
 	db.held, db.heldPID = nil, 0
 }
 
-// exclusiveLock is the first key of the advisory lock HoldExclusive takes (the second is the schema's).
+// exclusiveLock is the first key of the advisory lock HoldExclusive and HoldShared take (the second is the
+// schema's).
 const exclusiveLock = 0x72616e6c // "ranl"
 
 // HoldExclusive takes a lock of the database (of its schema) that one session at a time holds, until Close.
 // A server that keeps its boards in its own memory takes it, so that a second one over the same database,
-// whose boards would never see the first one's events, refuses to start (ECONFLICT). Should the session holding
-// it be lost, Append takes the lock again before it stores anything, and fails with ECONFLICT while another
-// server holds it. A server takes it as it starts: a database that does not answer within OpenTimeout fails it
-// with EUNAVAILABLE.
-func (db *DB) HoldExclusive(ctx context.Context) error {
+// whose boards would never see the first one's events, refuses to start (ECONFLICT), and so does a server of
+// the distributed mode (see HoldShared). Should the session holding it be lost, Append takes the lock again
+// before it stores anything, and fails with ECONFLICT while another server holds it. A server takes it as it
+// starts: a database that does not answer within OpenTimeout fails it with EUNAVAILABLE.
+func (db *DB) HoldExclusive(ctx context.Context) error { return db.hold(ctx, false) }
+
+// HoldShared takes the lock of HoldExclusive shared, until Close: the servers of the distributed mode, which
+// follow each other's events, hold it together, and a server of one's own (started without Redis) refuses
+// to start beside them, as they refuse to start beside it (ECONFLICT): its board would not follow theirs, nor
+// theirs its own.
+func (db *DB) HoldShared(ctx context.Context) error { return db.hold(ctx, true) }
+
+func (db *DB) hold(ctx context.Context, shared bool) error {
 	ctx, cancel := startup(ctx, db.timeout)
 	defer cancel()
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	db.shared = shared
 	if err := db.lock(ctx); err != nil {
 		return err
 	}
-	db.exclusive = true
+	db.holding = true
 	return nil
 }
 
-// lock takes the lock of HoldExclusive on a session of its own; db.mu is held.
+// lock takes the lock of hold on a session of its own; db.mu is held.
 func (db *DB) lock(ctx context.Context) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fail(ctx, "hold the database", err)
 	}
+	try := `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`
+	if db.shared {
+		try = `SELECT pg_try_advisory_lock_shared($1, hashtext(current_schema()))`
+	}
 	var ok bool
-	err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`, exclusiveLock).Scan(&ok)
+	err = conn.QueryRow(ctx, try, exclusiveLock).Scan(&ok)
 	if err != nil || !ok {
 		conn.Release()
-		if err != nil {
+		switch {
+		case err != nil:
 			return fail(ctx, "hold the database", err)
+		case db.shared:
+			return rankd.Errorf(rankd.ECONFLICT, "another rankd serves this database on its own (started without Redis): "+
+				"stop it before starting servers of the distributed mode over it")
 		}
-		return rankd.Errorf(rankd.ECONFLICT, "another rankd serves this database")
+		return rankd.Errorf(rankd.ECONFLICT, "another rankd serves this database (on its own, or servers of the distributed mode: "+
+			"to join these, start this one with their --redis)")
 	}
 	db.held, db.heldPID = conn, conn.Conn().PgConn().PID()
 	return nil
 }
 
-// heldQuery reports whether the server process $2 holds the lock of HoldExclusive.
+// heldQuery reports whether the server process $2 holds the lock of hold.
 const heldQuery = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1
 	AND objid = hashtext(current_schema())::oid AND objsubid = 2 AND pid = $2 AND granted)`
 
-// exclusivePID returns the server process that holds the lock of HoldExclusive for db (0 when none does
-// since it was lost), and whether db took the lock.
-func (db *DB) exclusivePID() (uint32, bool) {
+// holderPID returns the server process that holds the lock of hold for db (0 when none does since it was
+// lost), and whether db took the lock.
+func (db *DB) holderPID() (uint32, bool) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	return db.heldPID, db.exclusive
+	return db.heldPID, db.holding
 }
 
-// relock takes the lock of HoldExclusive again after Append found that process pid no longer holds it: its
-// session was lost. Another server that took it meanwhile: ECONFLICT.
+// relock takes the lock of hold again after Append found that process pid no longer holds it: its session
+// was lost. Another server that took it meanwhile (exclusively, or shared when it is exclusive): ECONFLICT.
 func (db *DB) relock(ctx context.Context, pid uint32) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	switch {
-	case !db.exclusive:
+	case !db.holding:
 		return rankd.Errorf(rankd.EUNAVAILABLE, "the store is closed")
 	case db.heldPID != pid:
 		return nil // taken again by a call meanwhile

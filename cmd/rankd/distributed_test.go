@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,6 +110,10 @@ func TestServeDistributed(t *testing.T) {
 	var nodes []*rankdProc
 	for range 3 {
 		nodes = append(nodes, StartRankd(t, t.TempDir(), args...))
+	}
+	// A server started without --redis beside them would serve a board that never follows theirs.
+	if _, stderr, err := run("serve", "--addr", "127.0.0.1:0", "--postgres", pg); err == nil || !strings.Contains(err.Error()+stderr, "start this one with their --redis") {
+		t.Errorf("a server without Redis beside those of the distributed mode: got %v, want a refusal saying why", err)
 	}
 	// The contest's definition first, on one server; the others learn it from the log.
 	if _, err := postFeed(nodes[0].URL, cfg.ContestID, batches[0]); err != nil {

@@ -517,10 +517,11 @@ func (s *Server) openStore(ctx context.Context) (store, error) {
 		if err != nil {
 			return nil, err
 		}
+		hold := db.HoldExclusive
 		if s.RedisURL != "" {
-			return db, nil
+			hold = db.HoldShared // the distributed mode's servers hold it together
 		}
-		if err := db.HoldExclusive(ctx); err != nil {
+		if err := hold(ctx); err != nil {
 			return nil, errors.Join(err, db.Close())
 		}
 		return db, nil
