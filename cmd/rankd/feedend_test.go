@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"slices"
@@ -18,11 +19,11 @@ import (
 )
 
 // startQuickEnding starts a server that records ends and finalizes after short quiets (EndQuiet 500 ms,
-// FinalizeSettle 1 s, the scheduler looking every second) and returns its URL.
-func startQuickEnding(tb testing.TB) string {
+// FinalizeSettle 1 s, the scheduler looking every second), logging to logs, and returns its URL.
+func startQuickEnding(tb testing.TB, logs io.Writer) string {
 	tb.Helper()
 	s := &main.Server{Addr: "127.0.0.1:0", DataDir: tb.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken,
-		FinalizeSettle: time.Second, EndQuiet: 500 * time.Millisecond}
+		FinalizeSettle: time.Second, EndQuiet: 500 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	if err := s.Open(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -74,7 +75,8 @@ func statesOf(lines [][]byte) []string {
 // resumed later), whose first lines were finalized as the contest's final standings (another winner). The
 // feed's own states are the log's, and the final standings are the whole feed's.
 func TestFeedAfterItsEndIsNotEndedByTheServer(t *testing.T) {
-	url := startQuickEnding(t)
+	var logs syncBuffer
+	url := startQuickEnding(t, &logs)
 	data, err := os.ReadFile(feed(t, "euc2025"))
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +137,11 @@ func TestFeedAfterItsEndIsNotEndedByTheServer(t *testing.T) {
 	}
 	if len(final.Rows) == 0 || final.Rows[0].TeamID != want[0].TeamID {
 		t.Errorf("the final standings' first row: got %+v, want the feed's winner, team %s", final.Rows[:min(1, len(final.Rows))], want[0].TeamID)
+	}
+	// Built from the whole feed: not built again for its lines after the end once they are still.
+	time.Sleep(2500 * time.Millisecond)
+	if log := logs.String(); strings.Contains(log, "finalizing again") {
+		t.Errorf("the server finalized the feed again at the position its final standings were built from:\n%s", log)
 	}
 }
 

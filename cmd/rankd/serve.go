@@ -346,6 +346,10 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 				// A feed sent after its contest's end is finalized once it says the end, not from its lines
 				// before a pause.
 				l.moved = time.Time{}
+				if built, err := s.finalizer.BuiltAt(ctx, id); err == nil && built >= pos {
+					// Built from them already: the finalization at the end, of a feed sent after it.
+					continue
+				}
 				// Once, whichever servers saw the events: each asks for the same position.
 				filed, err := s.finalizer.RunAt(ctx, id, pos)
 				switch {
