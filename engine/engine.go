@@ -295,7 +295,9 @@ func (e *Engine) Close(ctx context.Context) error {
 			continue // deleted while Close waited: a checkpoint would outlive it
 		}
 		if err := e.checkpoint(ctx, c); err != nil {
-			errs = append(errs, err)
+			// Its code stays (a full disk: unavailable), the message says what it means to an operator.
+			errs = append(errs, &rankd.Error{Code: rankd.ErrorCode(err), Err: err, Message: fmt.Sprintf(
+				"contest %s: its checkpoint was not saved at shutdown (nothing is lost: the next start replays its log from the checkpoint before)", c.id)})
 		}
 	}
 	return errors.Join(errs...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -90,6 +91,9 @@ func (db *DB) saveCopy() {
 		return
 	}
 	c.saved = target
+	// Said once, now: the next write's error would say it too, but no write may come.
+	db.logger.Error("the store's file was deleted or replaced while the server had it open: a copy of the store as the server had it is saved; stop the server, move the copy to the store's path and start it again",
+		slog.String("copy", target), slog.String("store", db.path))
 }
 
 // closeFile looks at the file a last time as the store closes, and waits for the copy being saved: a file

@@ -1,9 +1,12 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rankd"
@@ -17,7 +20,8 @@ import (
 func TestDeletedFileRefusesWritesAndKeepsACopy(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	db := MustOpen(t, dir)
+	var logs bytes.Buffer // written once Close has waited for the copy
+	db := MustOpen(t, dir, sqlite.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if _, err := db.Append(ctx, "c1", []rankd.LogEntry{storetest.Entry(rankd.EventJudgement, "j1", "a")}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +50,10 @@ func TestDeletedFileRefusesWritesAndKeepsACopy(t *testing.T) {
 	copies, err := filepath.Glob(filepath.Join(dir, sqlite.FileName+".saved-*"))
 	if err != nil || len(copies) != 1 {
 		t.Fatalf("got copies %q (%v), want one", copies, err)
+	}
+	// Said as soon as it is saved: no write may come to say it.
+	if !strings.Contains(logs.String(), "copy="+copies[0]) {
+		t.Errorf("the log: got %q, want it to say where the copy is", logs.String())
 	}
 	if err := os.Rename(copies[0], filepath.Join(dir, sqlite.FileName)); err != nil {
 		t.Fatal(err)

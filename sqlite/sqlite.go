@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,11 +53,12 @@ var (
 
 // DB is an open store. Its methods are safe for concurrent use.
 type DB struct {
-	path  string
-	now   func() time.Time
-	write *sql.DB // one connection: SQLite has one writer, so writes queue here rather than fail as busy
-	read  *sql.DB // a pool of read-only connections; in WAL mode they read a snapshot without blocking
-	stmts stmts   // Append's statements, prepared on write
+	path   string
+	now    func() time.Time
+	logger *slog.Logger
+	write  *sql.DB // one connection: SQLite has one writer, so writes queue here rather than fail as busy
+	read   *sql.DB // a pool of read-only connections; in WAL mode they read a snapshot without blocking
+	stmts  stmts   // Append's statements, prepared on write
 
 	mu      sync.Mutex        // guards indexes
 	indexes map[string]*index // by contest id: the contests whose index was needed since Open
@@ -97,6 +99,12 @@ func WithNow(now func() time.Time) Option {
 	return func(db *DB) { db.now = now }
 }
 
+// WithLogger sets where the store says what an operator must know that no request is told (the copy it saved
+// of a store whose file was deleted under it); nowhere by default.
+func WithLogger(l *slog.Logger) Option {
+	return func(db *DB) { db.logger = l }
+}
+
 // Open opens the store in directory dir, creating the directory and the database file FileName inside it
 // when they do not exist, and brings the schema up to date. A database written by a newer rankd, whose schema
 // this one does not know, is refused.
@@ -111,7 +119,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*DB, error) {
 	if err := os.MkdirAll(abs, 0o750); err != nil {
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	db := &DB{path: filepath.Join(abs, FileName), now: time.Now, indexes: make(map[string]*index)}
+	db := &DB{path: filepath.Join(abs, FileName), now: time.Now, logger: slog.New(slog.DiscardHandler), indexes: make(map[string]*index)}
 	if err := CheckWritable(db.path); err != nil {
 		return nil, err
 	}
@@ -212,6 +220,15 @@ func (db *DB) checkPragmas(ctx context.Context) error {
 	var sync, fk int
 	if err := db.write.QueryRowContext(ctx, "SELECT * FROM pragma_journal_mode, pragma_synchronous, pragma_foreign_keys").
 		Scan(&mode, &sync, &fk); err != nil {
+		var se *sqlite.Error
+		if errors.As(err, &se) {
+			switch se.Code() & 0xff {
+			case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
+				// The first write of the start (the WAL's shared-memory file, rankd.db-shm) says little by
+				// itself: "disk I/O error" reads as a failing disk, when the disk is most often full.
+				return fmt.Errorf("sqlite: open %s: the store cannot be written (is its disk full, failing or read-only?): %w", db.path, err)
+			}
+		}
 		return fail(ctx, "open "+db.path, err)
 	}
 	if mode != "wal" || sync != 2 || fk != 1 {

@@ -48,3 +48,16 @@ func TestLateForgetsDeletedContests(t *testing.T) {
 		t.Errorf("got %v, want a and c kept, b gone", late)
 	}
 }
+
+// The database a server logs it serves names the host, the database and the schema, never the password.
+func TestRedactedURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"postgres://rankd:secret@db:5432/contests?search_path=nwerc", "postgres://rankd:xxxxx@db:5432/contests?search_path=nwerc"},
+		{"postgres://rankd@db/contests?password=secret&sslmode=disable", "postgres://rankd@db/contests?password=xxxxx&sslmode=disable"},
+		{"host=db port=5432 user=rankd password=secret dbname=contests search_path=nwerc", "host=db port=5432 dbname=contests search_path=nwerc"},
+	} {
+		if got := redactedURL(tc.in); got != tc.want || strings.Contains(got, "secret") {
+			t.Errorf("%s: got %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

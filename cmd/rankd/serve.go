@@ -12,9 +12,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -198,11 +200,12 @@ func (s *Server) Open(ctx context.Context) error {
 	if s.Listening, err = s.http.Listen(s.Addr); err != nil {
 		return errors.Join(err, s.finalizer.Stop(ctx), s.closeStores())
 	}
-	where := slog.String("data", s.DataDir)
+	where := []any{slog.String("data", s.DataDir)}
 	if s.PostgresURL != "" {
-		where = slog.String("store", "postgres") // the URL may hold a password
+		// Which database and schema (deployments may share a database, each in its schema), without the password.
+		where = []any{slog.String("store", "postgres"), slog.String("database", redactedURL(s.PostgresURL))}
 	}
-	s.Logger.Info("listening", slog.String("addr", s.Listening.String()), where)
+	s.Logger.Info("listening", append([]any{slog.String("addr", s.Listening.String())}, where...)...)
 	if s.DebugAddr != "" {
 		if err := s.serveDebug(); err != nil {
 			return errors.Join(err, s.http.Shutdown(ctx), s.closeStores())
@@ -533,7 +536,7 @@ func (s *Server) openStore(ctx context.Context) (store, error) {
 	if err := s.lockDataDir(); err != nil {
 		return nil, err
 	}
-	db, err := sqlite.Open(ctx, s.DataDir, sqlite.WithNow(s.Now))
+	db, err := sqlite.Open(ctx, s.DataDir, sqlite.WithNow(s.Now), sqlite.WithLogger(s.Logger))
 	if err != nil {
 		return nil, errors.Join(err, s.unlockDataDir())
 	}
@@ -666,7 +669,31 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 	s.Logger.Info("shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return s.Close(shutdown)
+	err := s.Close(shutdown)
+	if err == nil {
+		s.Logger.Info("stopped") // a shutdown that ended, not one killed on the way
+	}
+	return err
+}
+
+// redactedURL returns a database URL without its password (key=value connection strings: without their
+// values but the host, port, database and search path).
+func redactedURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
+		if q := u.Query(); q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.Redacted()
+	}
+	var keep []string
+	for _, kv := range strings.Fields(raw) {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "host", "port", "dbname", "search_path":
+			keep = append(keep, kv)
+		}
+	}
+	return strings.Join(keep, " ")
 }
 
 // streamsWithin bounds the live streams to three quarters of the files the process may open, so that
