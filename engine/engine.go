@@ -1175,6 +1175,29 @@ func CheckThaw(b *board.Board, ns *rankd.State, now time.Time) error {
 	return nil
 }
 
+// Reopens reports whether a state ns would take back board b's contest's end (at now): its state says the
+// contest ended, and ns says it has not (or not by now).
+func Reopens(b *board.Board, ns *rankd.State, now time.Time) bool {
+	return ns != nil && b.State().Ended != nil && (ns.Ended == nil || ns.Ended.After(now))
+}
+
+// CheckReopen refuses a state ns that would take back board b's contest's end (at now) once its results are
+// out: thawed, finalized by its state, a reveal step made, or final standings built by rankd (final, which the
+// board does not know). Reopened, its freeze could be moved or lifted as in a running contest, showing the
+// public what the end's standings hid; an admin's new definition is refused the same (PATCH).
+func CheckReopen(b *board.Board, ns *rankd.State, final bool, now time.Time) error {
+	if !Reopens(b, ns, now) {
+		return nil
+	}
+	st := b.State()
+	if steps, _, _ := b.Reveal(); st.Thawed == nil && st.Finalized == nil && steps == 0 && !final {
+		return nil
+	}
+	c := b.Contest()
+	return rankd.Errorf(rankd.ECONFLICT, "contest %q ended and its results are out (thawed, finalized or being revealed): "+
+		"a state that takes its end back would reopen it", c.ID)
+}
+
 // frozenNow reports whether board b's public board is frozen at now (as the board is: its state may freeze it
 // earlier; or hiding verdicts, where a start taken back leaves no clock to tell; an OI or IOI contest hidden
 // until its end from its start until its end is recorded), and whether its contest runs (by the clock, its

@@ -398,6 +398,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 	var items []item
 	var entries []rankd.LogEntry
 	var reads map[int]readAt // by entry of the part: what a change of the freeze was checked against
+	var finalOut *bool       // whether rankd built the contest's final standings, once a state asks
 	queue := func() error {
 		queued, read := entries, reads
 		p, err := s.Engine.EnqueueChecked(r.Context(), contestID, entries, func(b *board.Board, i int) error {
@@ -453,6 +454,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", rankd.ErrorMessage(err))})
 		default:
 			var read readAt
+			reopens := false
 			if _, _, ok := freezeChange(&ev); ok {
 				err = s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
 					if ev.Type == rankd.EventState && !ev.Delete {
@@ -466,10 +468,24 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 						ev.State = &st
 					}
 					read = readAt{known: true, c: b.Contest(), st: b.State()}
+					if ev.Type == rankd.EventState {
+						_, ns, _ := freezeChange(&ev)
+						reopens = engine.Reopens(b, ns, s.Now())
+					}
 					return s.checkFreezeChange(b, &ev, admin)
 				})
 				if rankd.ErrorCode(err) == rankd.ENOTFOUND {
 					err = nil // a new contest
+				}
+				if reopens {
+					// Asked of the store once per request, outside the board's lock; a store that cannot
+					// tell counts as one that has them.
+					if finalOut == nil {
+						_, ferr := s.Store.ActiveFinal(r.Context(), contestID)
+						out := rankd.ErrorCode(ferr) != rankd.ENOTFOUND
+						finalOut = &out
+					}
+					read.final = *finalOut
 				}
 			}
 			var e rankd.LogEntry
@@ -511,6 +527,7 @@ type readAt struct {
 	known bool
 	c     rankd.Contest
 	st    rankd.State
+	final bool // a state that reopens the contest: whether rankd built its final standings (engine.CheckReopen)
 }
 
 // checkFreezeChange refuses a change of the contest's definition or state, ev, that would move the freeze
@@ -526,7 +543,15 @@ func (s *Server) checkFreezeChange(b *board.Board, ev *rankd.Event, admin bool) 
 // recheckFreezeChange checks a change of the freeze again as it commits, when the contest's definition or
 // state changed since it was checked as it was read (r): a freeze made by hand meanwhile, on another server,
 // would otherwise be moved back by a definition read before it, showing the public what it hid.
+// A state that reopens the contest is refused here, as it commits, once results are out: a state sent again
+// as history (a feed read again) is a duplicate, never committed, and refused as it is read, it would be
+// rejected instead.
 func (s *Server) recheckFreezeChange(b *board.Board, ev *rankd.Event, r readAt, admin bool) error {
+	if _, ns, _ := freezeChange(ev); ev.Type == rankd.EventState {
+		if err := engine.CheckReopen(b, ns, r.final, s.Now()); err != nil {
+			return err
+		}
+	}
 	if !r.known || sameContest(b, r.c, r.st) {
 		return nil
 	}

@@ -1,12 +1,18 @@
 package http_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"rankd/board"
+	"rankd/engine"
+	"rankd/sqlite"
+	"rankd/storetest"
 )
 
 // A contest that started late (the state's started, 10 minutes after its start_time) runs from its actual
@@ -210,5 +216,64 @@ func TestCCSContestTimeFromTheRecordedStart(t *testing.T) {
 	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/scoreboard", "", nil, &sb)
 	if sb.ContestTime != "4:20:00.000" {
 		t.Errorf("got contest_time %s, want 4:20:00.000 (4:30 after start_time, 4:20 after the recorded start)", sb.ContestTime)
+	}
+}
+
+// Once a contest's results are out (thawed, or final standings built by rankd), a state that takes its end
+// back is refused: reopened, its freeze could be lifted as in a running contest (a state reopening a finalized
+// contest, then a definition without a freeze, showed the public every frozen verdict). Before that, it is
+// taken (a contest ended early by mistake), as a new definition is (PATCH). A state sent again as history (a
+// feed read again) is a duplicate, not a refusal.
+func TestEndedContestNotReopened(t *testing.T) {
+	at := func(d time.Duration) string { return contestStart.Add(d).Format(time.RFC3339) }
+	started := fmt.Sprintf(`{"type":"state","token":"s1","data":{"started":%q}}`, at(0))
+	ended := fmt.Sprintf(`{"type":"state","token":"s2","data":{"started":%q,"ended":%q}}`, at(0), at(5*time.Hour))
+	thawed := fmt.Sprintf(`{"type":"state","token":"s3","data":{"started":%q,"ended":%q,"thawed":%q}}`, at(0), at(5*time.Hour), at(5*time.Hour+time.Minute))
+	reopen := []struct{ name, line, token string }{
+		{"a judge's state ending later", fmt.Sprintf(`{"type":"state","token":"s4","data":{"started":%q,"frozen":%q,"ended":%q}}`, at(0), at(4*time.Hour), at(8*time.Hour)), judgeToken},
+		{"an admin's state ending later", fmt.Sprintf(`{"type":"state","token":"s5","data":{"started":%q,"ended":%q}}`, at(0), at(7*time.Hour)), adminToken},
+		{"the state deleted", `{"type":"state","token":"s6","data":null}`, judgeToken},
+	}
+	for _, tc := range []struct {
+		name   string
+		lines  []string
+		final  bool // final standings built by rankd
+		refuse bool
+	}{
+		{"thawed", []string{started, thawed}, false, true},
+		{"final standings built", []string{started, ended}, true, true},
+		{"ended, nothing out", []string{started, ended}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, r := range reopen {
+				var store *sqlite.DB
+				e := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store { store = db; return db }})
+				e.MustContest(t)
+				e.now = contestStart.Add(6 * time.Hour)
+				for _, line := range tc.lines {
+					e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, line+"\n", nil)
+				}
+				if tc.final {
+					ctx := context.Background()
+					f, err := e.engine.Final(ctx, "c1")
+					if err != nil {
+						t.Fatal(err)
+					}
+					_ = e.engine.Read("c1", func(_ *board.Board, pos int64) error { f.Pos = pos; return nil })
+					f.Stored = storetest.MustEntryAt(t, store, "c1", f.Pos).Stored
+					if _, err := store.SaveFinal(ctx, f); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var res struct{ Accepted, Duplicates, Rejected int }
+				if e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, started+"\n", &res); res.Duplicates != 1 {
+					t.Errorf("the first state sent again: got %+v, want a duplicate", res)
+				}
+				resp := e.Do(t, "POST", "/api/v1/contests/c1/events", r.token, r.line+"\n")
+				if refused := resp.Status == http.StatusConflict && strings.Contains(string(resp.Body), "results are out"); refused != tc.refuse || !refused && resp.Status != http.StatusOK {
+					t.Errorf("%s: got %d %s, want refused %v", r.name, resp.Status, resp.Body, tc.refuse)
+				}
+			}
+		})
 	}
 }
