@@ -21,15 +21,20 @@ func (m *Main) export(ctx context.Context, args []string) error {
 	format := fs.String("format", "csv", "csv, xlsx, tsv (the ICPC results.tsv) or json (a Contest API 2023-06 scoreboard object; also ccs)")
 	viewName := fs.String("view", "public", "public or jury (the public view of a thawed or finalized contest is final)")
 	out := fs.String("out", "", "write to this file instead of standard output (required for xlsx)")
+	feedFlag := fs.String("feed", "", "the CCS event feed (NDJSON), or - for standard input; also given after the flags, as FEED")
 	fs.Usage = func() {
-		fmt.Fprintln(m.Stderr, "Usage: rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson")
+		fmt.Fprintln(m.Stderr, "Usage: rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson (or --feed FEED.ndjson)")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(m.Stderr, "rankd export: give one CCS event feed (NDJSON), or - for standard input, after the flags")
+	feedPath := *feedFlag
+	if feedPath == "" && fs.NArg() == 1 {
+		feedPath = fs.Arg(0)
+	}
+	if feedPath == "" || fs.NArg() > 1 || *feedFlag != "" && fs.NArg() > 0 {
+		fmt.Fprintln(m.Stderr, "rankd export: give one CCS event feed (NDJSON), or - for standard input: --feed FILE, or FILE after the flags")
 		fs.Usage()
 		return errUsage
 	}
@@ -52,7 +57,7 @@ func (m *Main) export(ctx context.Context, args []string) error {
 		return m.badFlag("export", fmt.Errorf("--view %s: exports are of the public or the jury view", *viewName))
 	}
 
-	b, err := m.loadResults(ctx, fs.Arg(0), atTime{})
+	b, err := m.loadResults(ctx, feedPath, atTime{})
 	if err != nil {
 		return err
 	}

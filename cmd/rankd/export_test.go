@@ -116,6 +116,10 @@ func TestExportFormats(t *testing.T) {
 		t.Fatalf("csv: got header %q", lines[0])
 	}
 
+	// --feed, as standings, awards and import take it.
+	if got := MustRun(t, "export", "--feed", euc); got != csvOut {
+		t.Errorf("export --feed FILE: differs from export FILE")
+	}
 	for _, view := range []string{"public", "jury"} {
 		got := MustRun(t, "export", "--format", "json", "--view", view, euc)
 		if want := MustRun(t, "standings", "--feed", euc, "--format", "ccs", "--view", view); got != want {
@@ -171,6 +175,7 @@ func TestExportUsageErrors(t *testing.T) {
 	}{
 		{"no feed", []string{"export"}, "give one CCS event feed"},
 		{"two feeds", []string{"export", euc, euc}, "give one CCS event feed"},
+		{"--feed and a feed", []string{"export", "--feed", euc, euc}, "give one CCS event feed"},
 		{"unknown format", []string{"export", "--format", "pdf", euc}, `unknown format "pdf"`},
 		{"xlsx to stdout", []string{"export", "--format", "xlsx", euc}, "xlsx needs --out FILE"},
 		{"team view", []string{"export", "--view", "team:30", euc}, "public or the jury view"},

@@ -34,11 +34,11 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 	fs.SetOutput(m.Stderr)
 	url := fs.String("server", "http://127.0.0.1:8080", "rankd's address")
 	mode := fs.String("mode", "read", "ingest, post, read or stream")
-	contest := fs.String("contest", "", "contest id (ingest: the feed's)")
+	contest := fs.String("contest", "", "contest id (required; ingest: the id of the feed's contest)")
 	feedPath := fs.String("feed", "", "ingest: the NDJSON feed to post")
 	batch := fs.Int("batch", 5000, "ingest: lines per request")
-	clients := fs.Int("clients", 16, "post, read: concurrent clients")
-	duration := fs.Duration("duration", 10*time.Second, "post, read: how long to run")
+	clients := fs.Int("clients", 16, "post, read, stream: concurrent clients")
+	duration := fs.Duration("duration", 10*time.Second, "post, read, stream: how long to run")
 	limit := fs.Int("limit", 50, "read: rows per page")
 	team := fs.String("team", "", "post: the team that submits (required)")
 	problem := fs.String("problem", "", "post: the problem submitted to (required)")
@@ -84,7 +84,11 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 		if err := checkLoadContest(ctx, client, base, token); err != nil {
 			var rc *realContestError
 			if errors.As(err, &rc) {
-				fmt.Fprintf(m.Stderr, "loadtest: --mode %s would write into %s; give --contest an id of its own\n", *mode, rc)
+				if *mode == "ingest" {
+					fmt.Fprintf(m.Stderr, "loadtest: --mode ingest would write into %s; ingest a feed of a contest of its own (rankd gen --id ID)\n", rc)
+				} else {
+					fmt.Fprintf(m.Stderr, "loadtest: --mode %s would write into %s; give --contest an id of its own\n", *mode, rc)
+				}
 				return errUsage
 			}
 			return err

@@ -114,14 +114,14 @@ const usage = `rankd: a real-time scoreboard for ICPC, OI/IOI and CTF contests.
 Usage:
   rankd serve [--addr HOST:PORT] [--data DIR | --postgres URL [--redis URL [--redis-prefix P]]] [--config FILE] [--demo] [--tick D] [--max-body BYTES] [--max-streams N] [--finalize-rescue-after D] [--debug-addr HOST:PORT]
   rankd standings --feed FILE [--view public|jury|team:ID] [--at TIME] [--group ID] [--format text|csv|ccs]
-  rankd awards --feed FILE [--view public|jury] [--at TIME]
+  rankd awards --feed FILE [--view public|jury|team:ID] [--at TIME]
   rankd finalize --contest ID [--server URL] [--token T] [--wait D]
   rankd import --feed FILE [--server URL] [--token T] [--contest ID] [--batch N] [--state FILE] [--restart]
   rankd follow --from URL [--from-auth USER:PASSWORD | --from-token T] [--from-ca FILE] [--server URL] [--token T] [--contest ID] [--delay D] [--batch N]
-  rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson
-  rankd gen [--teams N] [--problems N] [--submissions N] [--seed N] [--rules icpc|oi|ioi|ctf] [--out FILE]
+  rankd export [--format csv|xlsx|tsv|json] [--view public|jury] [--out FILE] FEED.ndjson (or --feed FEED.ndjson)
+  rankd gen [--id ID] [--teams N] [--problems N] [--submissions N] [--groups N] [--hidden N] [--seed N] [--rules icpc|oi|ioi|ctf] [--duration D] [--freeze D] [--thaw] [--out FILE]
   rankd bench --feed FILE [--json]
-  rankd loadtest --contest ID --mode ingest|post|read|stream [--server URL] [--clients N] [--duration D] [--rate N] [--feed FILE]
+  rankd loadtest --contest ID --mode ingest|post|read|stream [--server URL] [--clients N] [--duration D] [--feed FILE] (ingest) [--team T --problem P] (post) [--rate N] (stream)
 
 Run "rankd COMMAND -h" for the options of a command.
 `

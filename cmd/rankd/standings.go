@@ -126,7 +126,7 @@ func (m *Main) standings(ctx context.Context, args []string) error {
 }
 
 func (m *Main) awards(ctx context.Context, args []string) error {
-	b, view, _, err := m.feedFlags("awards", "awards", "public or jury").load(ctx, m, args)
+	b, view, _, err := m.feedFlags("awards", "awards", "public, jury or team:ID (as that team sees the board)").load(ctx, m, args)
 	if err != nil {
 		return err
 	}
