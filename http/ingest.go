@@ -451,7 +451,12 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 		case n <= 0:
 			continue
 		case err != nil:
-			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", rankd.ErrorMessage(err))})
+			msg := rankd.ErrorMessage(err)
+			if strings.Contains(msg, "after top-level value") {
+				// Events run together on a line: curl -d drops the line ends of the file it sends.
+				msg += " (one event per line: curl --data-binary keeps a file's line ends, -d drops them)"
+			}
+			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", msg)})
 		default:
 			var read readAt
 			reopens := false
@@ -509,6 +514,10 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 				return ingestResponse{}, s.refusedAfter(r, parts, err)
 			}
 		}
+	}
+	if rd.Line() <= 0 {
+		// Nothing at all, not even a blank line: a file curl could not read (@path mistyped) is sent as nothing.
+		return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body is empty: send NDJSON lines of events (curl: --data-binary @FILE)")
 	}
 	if err := queue(); err != nil {
 		return ingestResponse{}, s.refusedAfter(r, parts, err)

@@ -442,3 +442,32 @@ func TestIngestSubmissionOutsideTheContestSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// What curl makes of a feed file: -d drops its line ends, running the events together on one line; a path it
+// cannot read sends nothing. Each answer says so.
+func TestIngestCurlMistakes(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	post := func(body string) (int, string) {
+		req, err := http.NewRequest("POST", e.URL+"/api/v1/contests/c1/events", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-ndjson")
+		req.Header.Set("Authorization", "Bearer "+judgeToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	if status, body := post(""); status != http.StatusBadRequest || !strings.Contains(body, "the body is empty") {
+		t.Errorf("an empty body: got %d %s, want 400 saying it is empty", status, body)
+	}
+	runTogether := `{"type":"teams","data":{"id":"t8","name":"T8"}}{"type":"teams","data":{"id":"t9","name":"T9"}}`
+	if status, body := post(runTogether); status != http.StatusOK || !strings.Contains(body, `"rejected":1`) || !strings.Contains(body, "--data-binary") {
+		t.Errorf("events run together: got %d %s, want the line rejected, pointing at --data-binary", status, body)
+	}
+}
