@@ -56,7 +56,7 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 	if err != nil {
 		return m.badFlag("follow", err)
 	}
-	*token = cmp.Or(*token, os.Getenv("RANKD_ADMIN_TOKEN"), os.Getenv("RANKD_JUDGE_TOKEN"))
+	tokenFrom := postingToken(token)
 	if *token == "" {
 		fmt.Fprintln(m.Stderr, "rankd follow: give rankd's token: --token, or RANKD_ADMIN_TOKEN or RANKD_JUDGE_TOKEN in the environment")
 		return errUsage
@@ -94,7 +94,7 @@ func (m *Main) follow(ctx context.Context, args []string) error {
 		feedErr <- feed.run(ctx, lines)
 	}()
 	r := relay{
-		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, stderr: stderr},
+		importer: importer{command: "follow", client: &http.Client{Timeout: 5 * time.Minute}, token: *token, tokenFrom: tokenFrom, stderr: stderr},
 		server:   base, delay: *delay, batch: *batch, fromStart: feed.fromStart,
 	}
 	r.setContest(*contest)
@@ -413,12 +413,15 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			carried, waiting = true, true
 			return nil
 		}
+		if err != nil {
+			return err // not taken: the command stops, saying why, with what was taken before
+		}
 		carried, runs = false, false
 		r.sent += count
 		buf.Reset()
 		count = 0
 		r.report(false)
-		if err == nil && r.behind {
+		if r.behind {
 			// The server's log is behind what it acknowledged (restored from an older backup, or the contest
 			// deleted and created again): the lines it lost come again, with those it has, as duplicates.
 			r.behind = false
@@ -428,7 +431,7 @@ func (r *relay) run(ctx context.Context, lines <-chan []byte) error {
 			}
 			fmt.Fprintln(r.stderr, what+"; reading the feed again from its start")
 		}
-		return err
+		return nil
 	}
 	// add puts a line in the batch, which goes when full or, at the latest, after the delay.
 	add := func(line []byte) error {

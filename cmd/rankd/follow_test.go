@@ -196,6 +196,19 @@ func TestFollowRefused(t *testing.T) {
 	}
 }
 
+// rankd refusing the token stops rankd follow saying which token it used, and counting no line as sent.
+func TestFollowTokenRefused(t *testing.T) {
+	src := httptest.NewServer(newDOMjudge(t, shortFeed...))
+	defer src.Close()
+	p := StartRankd(t, t.TempDir())
+	t.Setenv("RANKD_ADMIN_TOKEN", "")
+	t.Setenv("RANKD_JUDGE_TOKEN", "not-a-token-of-this-server")
+	_, errOut, err := mustFollow(t, "--from", src.URL+"/feed", "--from-auth", "judge:secret", "--server", p.URL)
+	if err == nil || !strings.Contains(err.Error(), "(the token of RANKD_JUDGE_TOKEN)") || strings.Contains(errOut, "lines:") {
+		t.Errorf("got %v, saying %q; want a refusal naming RANKD_JUDGE_TOKEN, no line counted", err, errOut)
+	}
+}
+
 // While rankd answers 503 (or cannot be reached), rankd follow sends the same batch again until it is taken:
 // the feed waits, nothing is skipped.
 func TestFollowWaitsForRankd(t *testing.T) {

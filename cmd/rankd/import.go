@@ -54,9 +54,7 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 	if err != nil {
 		return m.badFlag("import", err)
 	}
-	if *token == "" {
-		*token = cmp.Or(os.Getenv("RANKD_ADMIN_TOKEN"), os.Getenv("RANKD_JUDGE_TOKEN"))
-	}
+	tokenFrom := postingToken(token)
 	if *token == "" {
 		fmt.Fprintln(m.Stderr, "rankd import: give a token: --token, or RANKD_ADMIN_TOKEN or RANKD_JUDGE_TOKEN in the environment")
 		return errUsage
@@ -84,8 +82,8 @@ func (m *Main) importFeed(ctx context.Context, args []string) error {
 		command: "import",
 		client:  &http.Client{Timeout: 5 * time.Minute},
 		url:     base + "/api/v1/contests/" + url.PathEscape(*contest) + "/events?results=problems&taken_tokens=drop",
-		token:   *token,
-		stderr:  m.Stderr,
+		token:   *token, tokenFrom: tokenFrom,
+		stderr: m.Stderr,
 		state: importState{Server: base, Contest: *contest, Size: info.Size(),
 			Modified: info.ModTime().UTC()},
 		statePath:   *statePath,
@@ -190,6 +188,7 @@ type importer struct {
 	client    *http.Client
 	url       string
 	token     string
+	tokenFrom string // where the token came from (a flag, a variable), for a refusal to name
 	stderr    io.Writer
 	state     importState
 	statePath string
@@ -336,6 +335,20 @@ func withNewline(text []byte) []byte {
 	return text
 }
 
+// postingToken fills token, when empty, from RANKD_ADMIN_TOKEN, else RANKD_JUDGE_TOKEN, and returns where it
+// came from.
+func postingToken(token *string) string {
+	switch {
+	case *token != "":
+		return "--token"
+	case os.Getenv("RANKD_ADMIN_TOKEN") != "":
+		*token = os.Getenv("RANKD_ADMIN_TOKEN")
+		return "RANKD_ADMIN_TOKEN"
+	}
+	*token = os.Getenv("RANKD_JUDGE_TOKEN")
+	return "RANKD_JUDGE_TOKEN"
+}
+
 // postError is a batch the server answered with an error status.
 type postError struct {
 	first, status int
@@ -406,6 +419,9 @@ func (im *importer) send(ctx context.Context, body []byte, first int) (again boo
 		msg := strings.TrimSpace(string(data))
 		if json.Unmarshal(data, &e) == nil && e.Message != "" {
 			msg = e.Message
+		}
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			msg += " (the token of " + im.tokenFrom + ")"
 		}
 		return resp.StatusCode >= 500, &postError{first: first, status: resp.StatusCode, msg: msg}
 	}

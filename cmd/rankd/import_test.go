@@ -256,7 +256,7 @@ func TestImportErrors(t *testing.T) {
 	}{
 		{"no feed", []string{"import", "--server", p.URL, "--token", testAdminToken}, "--feed FILE is required"},
 		{"no token", []string{"import", "--server", p.URL, "--feed", path, "--state", filepath.Join(t.TempDir(), "s")}, "give a token"},
-		{"a wrong token", []string{"import", "--server", p.URL, "--token", "not-a-token-of-this-server", "--feed", path, "--state", filepath.Join(t.TempDir(), "s")}, "unknown token"},
+		{"a wrong token", []string{"import", "--server", p.URL, "--token", "not-a-token-of-this-server", "--feed", path, "--state", filepath.Join(t.TempDir(), "s")}, "unknown token (the token of --token)"},
 		{"no contest in the feed", []string{"import", "--server", p.URL, "--token", testAdminToken, "--feed", empty, "--state", filepath.Join(t.TempDir(), "s")}, "give --contest ID"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
