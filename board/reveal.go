@@ -162,9 +162,12 @@ func (b *Board) RevealStep(n int) (RevealCell, bool) {
 // CheckReveal returns the error the next reveal step would be refused at now with, and nil when it can be
 // made: EUNPROCESSABLE before the contest ended, ECONFLICT when no cell is hidden (a thaw, or every cell
 // revealed) or when the next cell still has a submission without a verdict. A contest whose end has come by
-// now counts as ended though its log does not say so yet: a step records the end first.
+// now counts as ended though its log does not say so yet (a step records the end first), unless it is hidden
+// until its end.
 func (b *Board) CheckReveal(now time.Time) error {
-	_, _, err := b.nextReveal(len(b.reveals)+1, b.endCame(now))
+	// A contest hidden until its end shows everything once its end is recorded: nothing is left to reveal
+	// then, so the clock's end does not count.
+	_, _, err := b.nextReveal(len(b.reveals)+1, b.endCame(now) && !b.contest.HidesUntilEnd())
 	return err
 }
 

@@ -195,6 +195,20 @@ func TestCheckRevealByTheClock(t *testing.T) {
 	}
 }
 
+// An OI contest hidden until its end has nothing to reveal once its end is recorded (it shows everything): the
+// clock's end does not make its next step possible.
+func TestCheckRevealHiddenUntilEnd(t *testing.T) {
+	started := rankd.State{Started: &stateStart}
+	b := MustBoard(t, scoreSetup(rankd.Contest{Rules: rankd.OI, HideUntilEnd: true}, "t1"),
+		[]rankd.Event{stateEv(started), subEv("1", "t1", "a", m(10)), scoreEv("j1", "1", m(10), 60)})
+	if _, next, _ := b.Reveal(); next == nil {
+		t.Fatal("nothing hidden before the end: the test tests nothing")
+	}
+	if err := b.CheckReveal(stateEnd.Add(time.Hour)); rankd.ErrorCode(err) != rankd.EUNPROCESSABLE {
+		t.Errorf("after the end by the clock: got %v, want code %s (the recorded end shows everything)", err, rankd.EUNPROCESSABLE)
+	}
+}
+
 // TestRevealRefused: steps the board refuses, each changing nothing; CheckReveal says the same of the next
 // step before the event comes.
 func TestRevealRefused(t *testing.T) {

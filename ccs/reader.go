@@ -185,7 +185,8 @@ func (r *Reader) readLine() ([]byte, error) {
 // its internals. Should the standard decoder take data, the cause in err is given.
 func JSONProblem(data []byte, err error) string {
 	var syntax *json.SyntaxError
-	switch uerr := json.Unmarshal(data, new(json.RawMessage)); {
+	// Into an empty struct: the decoder checks the whole input first, and keeps nothing of what it accepts.
+	switch uerr := json.Unmarshal(data, new(struct{})); {
 	case errors.As(uerr, &syntax):
 		before := data[:min(max(syntax.Offset-1, 0), int64(len(data)))] // the offset is past the faulty byte
 		line := 1 + bytes.Count(before, []byte{'\n'})
@@ -194,10 +195,8 @@ func JSONProblem(data []byte, err error) string {
 			where = fmt.Sprintf("line %d, %s", line, where)
 		}
 		return where + ": " + syntax.Error()
-	case uerr != nil:
-		return strings.TrimPrefix(uerr.Error(), "json: ") // "unexpected end of JSON input"
 	}
-	return jsonCause(err)
+	return jsonCause(err) // JSON to the standard decoder (a depth beyond the fast parser's)
 }
 
 // jsonCause returns the cause in a JSON parser's error, without the "cannot parse ...: " the parser puts

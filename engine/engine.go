@@ -1183,13 +1183,18 @@ func Reopens(b *board.Board, ns *rankd.State, now time.Time) bool {
 
 // CheckReopen refuses a state ns that would take back board b's contest's end (at now) once its results are
 // out: thawed, finalized by its state, a reveal step made, or final standings built by rankd (final, which the
-// board does not know). Reopened, its freeze could be moved or lifted as in a running contest, showing the
+// board does not know); and a state that takes a finalization back. Reopened, its freeze could be moved or lifted as in a running contest, showing the
 // public what the end's standings hid; an admin's new definition is refused the same (PATCH).
 func CheckReopen(b *board.Board, ns *rankd.State, final bool, now time.Time) error {
+	st := b.State()
+	if ns != nil && st.Finalized != nil && ns.Finalized == nil {
+		// Taken back first, the finalization would no longer count when a later state takes the end back.
+		return rankd.Errorf(rankd.ECONFLICT, "contest %q was finalized and its results are out: a state that takes "+
+			"the finalization back is refused (a new one with another time is taken)", b.Contest().ID)
+	}
 	if !Reopens(b, ns, now) {
 		return nil
 	}
-	st := b.State()
 	if steps, _, _ := b.Reveal(); st.Thawed == nil && st.Finalized == nil && steps == 0 && !final {
 		return nil
 	}

@@ -108,6 +108,9 @@ func decodeProblem(err error) string {
 			typ = typ.Elem()
 		}
 		switch typ.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			want = "a whole number"
 		case reflect.String:
 			want = "a string"
 		case reflect.Bool:

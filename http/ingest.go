@@ -103,7 +103,15 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		}
 		feed, isJSON = bytes.NewReader(lines), true
 	}
+	var sent countedReader
+	if !isJSON {
+		sent.r, feed = feed, &sent
+	}
 	resp, err := s.ingestFeed(r, contestID, feed, dropTaken, nil)
+	if err == nil && !isJSON && sent.n == 0 {
+		// Nothing at all, not even a blank line: a file curl could not read (@path mistyped) is sent as nothing.
+		return rankd.Errorf(rankd.EINVALID, "the body is empty: send NDJSON lines of events (curl: --data-binary @FILE)")
+	}
 	for i := range resp.Results {
 		// Every refusal names its line, as the reader's do (an element's item, for a JSON body: below).
 		res := &resp.Results[i]
@@ -133,6 +141,18 @@ func (s *Server) ingest(w http.ResponseWriter, r *http.Request, t rankd.EventTyp
 		resp.Results = slices.DeleteFunc(resp.Results, func(r itemResult) bool { return r.Status == engine.StatusAccepted && r.Cause == "" })
 	}
 	return writeIngest(w, http.StatusOK, &resp)
+}
+
+// countedReader counts the bytes read through it.
+type countedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // bodyWriteTimeout is how long a request with a body has to be sent and answered.
@@ -452,7 +472,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 			continue
 		case err != nil:
 			msg := rankd.ErrorMessage(err)
-			if strings.Contains(msg, "after top-level value") {
+			if strings.Contains(msg, "invalid character '{' after top-level value") {
 				// Events run together on a line: curl -d drops the line ends of the file it sends.
 				msg += " (one event per line: curl --data-binary keeps a file's line ends, -d drops them)"
 			}
@@ -514,10 +534,6 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 				return ingestResponse{}, s.refusedAfter(r, parts, err)
 			}
 		}
-	}
-	if rd.Line() <= 0 {
-		// Nothing at all, not even a blank line: a file curl could not read (@path mistyped) is sent as nothing.
-		return ingestResponse{}, rankd.Errorf(rankd.EINVALID, "the body is empty: send NDJSON lines of events (curl: --data-binary @FILE)")
 	}
 	if err := queue(); err != nil {
 		return ingestResponse{}, s.refusedAfter(r, parts, err)

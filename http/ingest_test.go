@@ -471,3 +471,26 @@ func TestIngestCurlMistakes(t *testing.T) {
 		t.Errorf("events run together: got %d %s, want the line rejected, pointing at --data-binary", status, body)
 	}
 }
+
+// Empty collections are nothing to do, not an error: a tool that syncs a list, empty today, gets 200.
+func TestIngestEmptyCollections(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/contests/c1/teams", "[]"},
+		{"POST", "/api/v1/contests/c1/judgements", "[]"},
+		{"POST", "/api/v1/contests/c1/events", "[]"},
+		{"PATCH", "/api/v1/contests/c1", "{}"},
+		{"PATCH", "/api/v1/contests/c1", `{"teams":[]}`},
+	} {
+		token := judgeToken
+		if tc.method == "PATCH" || strings.HasSuffix(tc.path, "/teams") {
+			token = adminToken
+		}
+		var res ingestResponse
+		e.MustDo(t, http.StatusOK, tc.method, tc.path, token, tc.body, &res)
+		if res.Accepted+res.Duplicates+res.Rejected != 0 {
+			t.Errorf("%s %s %s: got %+v, want nothing done", tc.method, tc.path, tc.body, res)
+		}
+	}
+}

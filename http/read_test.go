@@ -183,6 +183,7 @@ func TestUncleanPathsServed(t *testing.T) {
 		{"POST", "/api/v1/contests//c1/submissions", judgeToken, `{"id":"s90","team_id":"t3","problem_id":"A","contest_time":"0:10:00"}`},
 		{"POST", "/api/v1/contests/c1/./judgements", judgeToken, `{"id":"j90","submission_id":"s90","judgement_type_id":"AC","start_contest_time":"0:11:00"}`},
 		{"GET", "/api/v1/contests/x/../c1/scoreboard/teams/t3", "", ""},
+		{"GET", "//api/v1/contests/c1/scoreboard/teams/t3", "", ""},
 	} {
 		req, err := http.NewRequest(tc.method, e.URL+tc.path, strings.NewReader(tc.body))
 		if err != nil {
@@ -206,5 +207,14 @@ func TestUncleanPathsServed(t *testing.T) {
 			t.Errorf("%s %s: got %d %s (%v) %+v, want 200 JSON, the event accepted, t3 solving it", tc.method, tc.path,
 				resp.StatusCode, resp.Header.Get("Content-Type"), err, out)
 		}
+	}
+	// A web page keeps the redirect: its script reads the contest from the address the browser shows.
+	resp, err := noRedirect.Get(e.URL + "/contests//c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); resp.StatusCode/100 != 3 || loc != "/contests/c1" {
+		t.Errorf("GET /contests//c1: got %d to %q, want a redirect to /contests/c1", resp.StatusCode, loc)
 	}
 }

@@ -298,15 +298,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 { // a body, of known length or chunked
 		r.Body = newIdleBody(w, r.Body, cmp.Or(s.BodyTimeout, time.Minute))
 	}
-	if p := r.URL.Path; r.URL.RawPath == "" && p != "" {
+	if p := r.URL.Path; r.URL.RawPath == "" && unclean(p) {
 		// Go's mux answers a path with "//", "/./" or "/../" in it with a redirect to the clean one: an HTML
-		// page, which a judge whose base URL ends in a slash, POSTing, does not follow. Served as the clean
-		// path instead, as the redirect would have it.
-		if c := cleanPath(p); c != p {
+		// page, which a judge whose base URL ends in a slash, POSTing, does not follow. The API's are served
+		// as the clean path instead, as the redirect would have it; the web pages keep the redirect, since
+		// their scripts read the contest from the address the browser shows.
+		if c := cleanPath(p); c != p && strings.HasPrefix(c, "/api/") {
 			r.URL.Path = c
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// unclean reports, without allocating (it is asked of every request), whether p has an empty, "." or ".."
+// element.
+func unclean(p string) bool {
+	return p != "" && (p[0] != '/' || strings.Contains(p, "//") || strings.Contains(p, "/./") || strings.Contains(p, "/../") ||
+		strings.HasSuffix(p, "/.") || strings.HasSuffix(p, "/.."))
 }
 
 // cleanPath returns p without empty, "." and ".." elements, its final slash kept, as Go's mux cleans paths.

@@ -277,3 +277,24 @@ func TestEndedContestNotReopened(t *testing.T) {
 		})
 	}
 }
+
+// A finalized contest's finalization cannot be taken back by a state that keeps the end: the next state could
+// then take the end back, the finalization no longer counting.
+func TestFinalizationNotTakenBack(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.now = contestStart.Add(6 * time.Hour)
+	at := func(d time.Duration) string { return contestStart.Add(d).Format(time.RFC3339) }
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		fmt.Sprintf(`{"type":"state","data":{"started":%q,"ended":%q,"finalized":%q}}`+"\n", at(0), at(5*time.Hour), at(5*time.Hour+time.Minute)), nil)
+	for _, line := range []string{
+		fmt.Sprintf(`{"type":"state","data":{"started":%q,"ended":%q}}`, at(0), at(5*time.Hour)),
+		fmt.Sprintf(`{"type":"state","data":{"started":%q}}`, at(0)),
+	} {
+		if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line+"\n"); r.Status != http.StatusConflict {
+			t.Errorf("%s: got %d %s, want 409", line, r.Status, r.Body)
+		}
+	}
+	again := fmt.Sprintf(`{"type":"state","data":{"started":%q,"ended":%q,"finalized":%q}}`, at(0), at(5*time.Hour), at(5*time.Hour+2*time.Minute))
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, again+"\n", nil)
+}
