@@ -448,27 +448,13 @@ func TestIngestSubmissionOutsideTheContestSaysSo(t *testing.T) {
 func TestIngestCurlMistakes(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	post := func(body string) (int, string) {
-		req, err := http.NewRequest("POST", e.URL+"/api/v1/contests/c1/events", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/x-ndjson")
-		req.Header.Set("Authorization", "Bearer "+judgeToken)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(data)
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, ndjson("")); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "the body is empty") {
+		t.Errorf("an empty body: got %d %s, want 400 saying it is empty", r.Status, r.Body)
 	}
-	if status, body := post(""); status != http.StatusBadRequest || !strings.Contains(body, "the body is empty") {
-		t.Errorf("an empty body: got %d %s, want 400 saying it is empty", status, body)
-	}
-	runTogether := `{"type":"teams","data":{"id":"t8","name":"T8"}}{"type":"teams","data":{"id":"t9","name":"T9"}}`
-	if status, body := post(runTogether); status != http.StatusOK || !strings.Contains(body, `"rejected":1`) || !strings.Contains(body, "--data-binary") {
-		t.Errorf("events run together: got %d %s, want the line rejected, pointing at --data-binary", status, body)
+	runTogether := ndjson(`{"type":"teams","data":{"id":"t8","name":"T8"}}{"type":"teams","data":{"id":"t9","name":"T9"}}`)
+	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, runTogether); r.Status != http.StatusOK ||
+		!strings.Contains(string(r.Body), `"rejected":1`) || !strings.Contains(string(r.Body), "--data-binary") {
+		t.Errorf("events run together: got %d %s, want the line rejected, pointing at --data-binary", r.Status, r.Body)
 	}
 }
 

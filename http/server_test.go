@@ -120,6 +120,9 @@ func MustOpenWith(tb testing.TB, o options) *env {
 // chunked is a request body sent without its length.
 type chunked string
 
+// ndjson is a body sent as NDJSON whatever it holds (one line, or nothing).
+type ndjson string
+
 // response is an HTTP answer, read whole.
 type response struct {
 	Status int
@@ -139,6 +142,8 @@ func (e *env) Do(tb testing.TB, method, path, token string, body any) response {
 		if strings.Contains(b, "\n{") {
 			ctype = "application/x-ndjson"
 		}
+	case ndjson:
+		rd, ctype = strings.NewReader(string(b)), "application/x-ndjson"
 	case chunked:
 		// A reader of unknown length: the body goes without Content-Length, as a stream does.
 		rd = io.MultiReader(strings.NewReader(string(b)))
