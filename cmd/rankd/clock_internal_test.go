@@ -54,6 +54,7 @@ func TestRedactedURL(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"postgres://rankd:secret@db:5432/contests?search_path=nwerc", "postgres://rankd:xxxxx@db:5432/contests?search_path=nwerc"},
 		{"postgres://rankd@db/contests?password=secret&sslmode=disable", "postgres://rankd@db/contests?password=xxxxx&sslmode=disable"},
+		{"postgres://rankd@db/contests?sslkey=k.pem&sslpassword=secret", "postgres://rankd@db/contests?sslkey=k.pem&sslpassword=xxxxx"},
 		{"host=db port=5432 user=rankd password=secret dbname=contests search_path=nwerc", "host=db port=5432 dbname=contests search_path=nwerc"},
 	} {
 		if got := redactedURL(tc.in); got != tc.want || strings.Contains(got, "secret") {

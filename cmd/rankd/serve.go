@@ -680,9 +680,12 @@ func (m *Main) serve(ctx context.Context, args []string) error {
 // values but the host, port, database and search path).
 func redactedURL(raw string) string {
 	if u, err := url.Parse(raw); err == nil && u.Scheme != "" {
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", "xxxxx")
-			u.RawQuery = q.Encode()
+		q := u.Query()
+		for _, k := range []string{"password", "sslpassword"} {
+			if q.Has(k) {
+				q.Set(k, "xxxxx")
+				u.RawQuery = q.Encode()
+			}
 		}
 		return u.Redacted()
 	}
