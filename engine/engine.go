@@ -1181,21 +1181,25 @@ func Reopens(b *board.Board, ns *rankd.State, now time.Time) bool {
 	return ns != nil && b.State().Ended != nil && (ns.Ended == nil || ns.Ended.After(now))
 }
 
-// CheckReopen refuses a state ns that would take back board b's contest's end (at now) once its results are
-// out: thawed, finalized by its state, a reveal step made, or final standings built by rankd (final, which the
-// board does not know); and a state that takes a finalization back. Reopened, its freeze could be moved or lifted as in a running contest, showing the
-// public what the end's standings hid; an admin's new definition is refused the same (PATCH).
-func CheckReopen(b *board.Board, ns *rankd.State, final bool, now time.Time) error {
+// ResultsOut reports whether board b's contest's results are out: thawed, finalized by its state, a reveal
+// step made, or final standings built by rankd (final, which the board does not know).
+func ResultsOut(b *board.Board, final bool) bool {
 	st := b.State()
-	if ns != nil && st.Finalized != nil && ns.Finalized == nil {
+	steps, _, _ := b.Reveal()
+	return final || st.Thawed != nil || st.Finalized != nil || steps > 0
+}
+
+// CheckReopen refuses a state ns that would take back board b's contest's end (at now) once its results are
+// out (ResultsOut), and a state that takes a finalization back. Reopened, its freeze could be moved or lifted
+// as in a running contest, showing the public what the end's standings hid; an admin's new definition is
+// refused the same (PATCH).
+func CheckReopen(b *board.Board, ns *rankd.State, final bool, now time.Time) error {
+	if ns != nil && b.State().Finalized != nil && ns.Finalized == nil {
 		// Taken back first, the finalization would no longer count when a later state takes the end back.
 		return rankd.Errorf(rankd.ECONFLICT, "contest %q was finalized and its results are out: a state that takes "+
 			"the finalization back is refused (a new one with another time is taken)", b.Contest().ID)
 	}
-	if !Reopens(b, ns, now) {
-		return nil
-	}
-	if steps, _, _ := b.Reveal(); st.Thawed == nil && st.Finalized == nil && steps == 0 && !final {
+	if !Reopens(b, ns, now) || !ResultsOut(b, final) {
 		return nil
 	}
 	c := b.Contest()

@@ -310,10 +310,9 @@ func (s *Server) redefine(ctx context.Context, contestID string, line []byte) (*
 	nc := ev.Contest
 	now := s.Now()
 	var st rankd.State
-	var steps int
+	var out bool // without rankd's final standings, asked of the store only when needed
 	if err := s.Engine.Read(contestID, func(b *board.Board, _ int64) error {
-		st = b.State()
-		steps, _, _ = b.Reveal()
+		st, out = b.State(), engine.ResultsOut(b, false)
 		return engine.CheckFreeze(b, nc, nil, now)
 	}); err != nil {
 		return nil, err
@@ -332,7 +331,7 @@ func (s *Server) redefine(ctx context.Context, contestID string, line []byte) (*
 	if st.Ended != nil && now.Before(nc.Start.Add(nc.Duration)) {
 		// rankd's own finalization records no state; a store that cannot tell refuses too.
 		_, ferr := s.Store.ActiveFinal(ctx, contestID)
-		if st.Thawed != nil || st.Finalized != nil || steps > 0 || rankd.ErrorCode(ferr) != rankd.ENOTFOUND {
+		if out || rankd.ErrorCode(ferr) != rankd.ENOTFOUND {
 			return nil, rankd.Errorf(rankd.ECONFLICT, "contest %q ended and its results are out (thawed, finalized or "+
 				"being revealed): it cannot end after now", contestID)
 		}
