@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -35,9 +36,24 @@ var contestStart = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 // env is a server over a fresh store, with a clock the test sets.
 type env struct {
 	URL    string
+	clock  sync.Mutex // guards now against a browser's requests while SetNow moves it
 	now    time.Time
 	engine *engine.Engine
 	server *rankdhttp.Server
+}
+
+// Now reads the server's clock.
+func (e *env) Now() time.Time {
+	e.clock.Lock()
+	defer e.clock.Unlock()
+	return e.now
+}
+
+// SetNow moves the server's clock while requests may be running (a browser's page polling).
+func (e *env) SetNow(t time.Time) {
+	e.clock.Lock()
+	defer e.clock.Unlock()
+	e.now = t
 }
 
 // MustOpen starts a server over a store in a temporary directory; the clock reads 4:30 into the contest.
@@ -81,7 +97,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	}
 	reg := prometheus.NewRegistry()
 	e.engine = engine.New(store, engine.NewMetrics(reg))
-	e.engine.Now = func() time.Time { return e.now }
+	e.engine.Now = e.Now
 	if !o.unrestored {
 		if err := e.engine.Open(ctx); err != nil {
 			tb.Fatal(err)
@@ -93,7 +109,7 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	}
 	s := rankdhttp.NewServer(e.engine, direct, auth, reg, reg)
 	e.server = s
-	s.Now = func() time.Time { return e.now }
+	s.Now = e.Now
 	s.MaxBody = cmp.Or(o.maxBody, 1<<20)
 	s.Heartbeat = cmp.Or(o.heartbeat, 50*time.Millisecond)
 	s.BodyTimeout = o.bodyTimeout

@@ -790,7 +790,7 @@ func TestBrowserAdminEndsUpdates(t *testing.T) {
 	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/c1")
 	tb.Wait("the feed's state while the contest runs", `document.getElementById("eou-info").textContent.includes("once the contest has ended") && document.getElementById("eou-close").disabled`)
 
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour)) // the page polls meanwhile
 	tb.Go("/admin/contests/c1")
 	tb.Wait("the feed open after the end", `document.getElementById("eou-info").textContent.includes("stays open") && !document.getElementById("eou-close").disabled`)
 	tb.Do(chromedp.Click(chromedp.ID("eou-close")))
