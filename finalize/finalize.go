@@ -454,6 +454,16 @@ func (s *Service) BuiltAt(ctx context.Context, contestID string) (int64, error) 
 	return f.Pos, nil
 }
 
+// Waiting reports whether a finalization of a contest is filed and not done yet (waiting for its time, a
+// worker or a retry, or building): it builds from the log as it is then.
+func (s *Service) Waiting(ctx context.Context, contestID string) (bool, error) {
+	st, err := s.jobStatus(ctx, contestID)
+	if err != nil {
+		return false, err
+	}
+	return st.State == Queued || st.State == Building || st.State == Failed, nil
+}
+
 // jobStatus is Status without the version, for each scrape of every contest.
 func (s *Service) jobStatus(ctx context.Context, contestID string) (Status, error) {
 	jobs, err := s.jobsOf(ctx, contestID)

@@ -710,12 +710,19 @@ func testFedContest(t *testing.T, byHand bool) {
 		if got, err := s.Status(ctx, "c"); err != nil || got.State == finalize.Done || got.Version != 0 {
 			t.Fatalf("the feed paused before its end: got %+v, %v; want not finalized", got, err)
 		}
+		// What the server's look for late events asks: this job builds from them, none other is filed.
+		if waiting, err := s.Waiting(ctx, "c"); err != nil || !waiting {
+			t.Fatalf("the feed paused before its end: Waiting got %v, %v; want true", waiting, err)
+		}
 		if _, err := e.Submit(ctx, "c", ending); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if done := MustReach(t, s, finalize.Done); done.Version != 1 {
 		t.Errorf("got version %d, want 1", done.Version)
+	}
+	if waiting, err := s.Waiting(ctx, "c"); err != nil || waiting {
+		t.Errorf("finalized: Waiting got %v, %v; want false", waiting, err)
 	}
 	MustMatchBoard(t, st, e)
 }

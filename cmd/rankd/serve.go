@@ -348,6 +348,11 @@ func (s *Server) scheduleFinalizations(ctx context.Context) {
 			case !l.moved.IsZero() && now.Sub(l.moved) >= settle && (!fed || ended):
 				// A feed sent after its contest's end is finalized once it says the end, not from its lines
 				// before a pause.
+				if waiting, err := s.finalizer.Waiting(ctx, id); err != nil || waiting {
+					// The one filed (at the end, waiting for a feed to say it) builds from these events; a
+					// building one may have read the board before them: the next look sees what it built.
+					continue
+				}
 				l.moved = time.Time{}
 				if built, err := s.finalizer.BuiltAt(ctx, id); err == nil && built >= pos {
 					// Built from them already: the finalization at the end, of a feed sent after it.
