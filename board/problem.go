@@ -164,8 +164,9 @@ func (b *Board) updateSolvers(v int, t int32, p int, old, cur *score.Result) {
 		first = min(first, at)
 	}
 	b.views[v].solvers[p] = list
-	if d := b.ctfValue(p, len(list)) - b.ctfValue(p, n); d != 0 {
-		b.shiftSolvers(v, p, d)
+	if before, after := b.ctfValue(p, n), b.ctfValue(p, len(list)); after != before {
+		// A value down to 0 or up from it may move its solvers' times too (see computeRow).
+		b.shiftSolvers(v, p, after-before, before == 0 || after == 0)
 	}
 	b.markPlaces(v, p, first)
 }
@@ -267,13 +268,14 @@ func (b *Board) hasBonuses() bool {
 
 // shiftSolvers marks every solver of challenge p, whose value changed by d, and moves their row totals by
 // d: a solve of a challenge that many teams solved costs no recomputation of their rows. The totals are sums
-// of integers, exact in a float64 below 2⁵³; a row past that is recomputed instead.
-func (b *Board) shiftSolvers(v, p int, d int64) {
+// of integers, exact in a float64 below 2⁵³; a row past that is recomputed instead, and so are all when
+// recompute says so.
+func (b *Board) shiftSolvers(v, p int, d int64, recompute bool) {
 	shift := func(t int32) {
 		tm := &b.teams[t]
 		if a := &tm.acc[v]; tm.accOK[v] {
 			a.score += float64(d)
-			if math.Abs(a.score) >= 1<<52 || d >= 1<<52 || d <= -1<<52 {
+			if recompute || math.Abs(a.score) >= 1<<52 || d >= 1<<52 || d <= -1<<52 {
 				tm.accOK[v] = false
 			}
 		}

@@ -141,9 +141,12 @@ func drawLog(t *rapid.T, o logOpts) *genLog {
 		case rankd.CTF:
 			switch f := pick(t, "value function", []rankd.ValueFunc{rankd.ValueStatic, rankd.ValueLinear, rankd.ValueLogarithmic, rankd.ValueDEFCON}); f {
 			case rankd.ValueStatic:
-				ev = ctfProblemEv(id, i, pick(t, "value", []int64{100, 250}), 0, 0, f)
+				ev = ctfProblemEv(id, i, pick(t, "value", []int64{100, 250, 0}), 0, 0, f)
 			case rankd.ValueLinear:
 				ev = ctfProblemEv(id, i, 500, 100, 150, f)
+				if pick(t, "decays to 0", []bool{false, true}) {
+					ev = ctfProblemEv(id, i, 200, 0, 100, f) // 0 from its third solver on: solves worth nothing
+				}
 			case rankd.ValueLogarithmic:
 				ev = ctfProblemEv(id, i, 500, 100, 3, f)
 			default:

@@ -322,8 +322,13 @@ func (b *Board) computeRow(v int, t int32, own bool) rowAgg {
 		case rankd.CTF:
 			if res.Solved {
 				r.solved++
-				r.score += float64(b.ctfCellScore(v, t, p, res, own))
-				r.time = max(r.time, res.Time)
+				worth := b.ctfCellScore(v, t, p, res, own)
+				r.score += float64(worth)
+				if worth > 0 {
+					// The score was reached by solves worth points: a later one worth none (a challenge of 0
+					// points, or decayed to 0) leaves the row's time as it was, as in CTFd.
+					r.time = max(r.time, res.Time)
+				}
 			}
 		default:
 			if res.Solved {

@@ -82,6 +82,8 @@ func ctfSetup(firstBlood []int64, teams ...string) []rankd.Event {
 		ctfProblemEv("lin", 1, 500, 100, 100, rankd.ValueLinear),
 		ctfProblemEv("log", 2, 500, 100, 10, rankd.ValueLogarithmic),
 		ctfProblemEv("dc", 3, 0, 0, 0, rankd.ValueDEFCON),
+		ctfProblemEv("zero", 4, 0, 0, 0, rankd.ValueStatic),
+		ctfProblemEv("to0", 5, 100, 0, 100, rankd.ValueLinear), // 0 from its second solver on
 	})
 	for _, t := range teams {
 		evs = append(evs, teamEv(t, "Team "+t))
@@ -110,6 +112,10 @@ func TestCTF(t *testing.T) {
 			"1 t3 150\n2 t1 100\n3 t2 100\n"},
 		{"wrong flags cost nothing", nil, cat(submit("1", "t1", "static", m(10), "WA"), submit("2", "t1", "static", m(20), "AC"), submit("3", "t2", "static", m(15), "AC")),
 			"1 t2 100\n2 t1 100\n3 t3 0\n"},
+		{"a solve worth 0 does not move the time the score was reached", nil, cat(submit("1", "t1", "static", m(10), "AC"), submit("2", "t2", "static", m(20), "AC"), submit("3", "t1", "zero", m(30), "AC")),
+			"1 t1 100\n2 t2 100\n3 t3 0\n"},
+		{"a solve whose value decayed to 0 does not either", nil, cat(submit("1", "t1", "static", m(10), "AC"), submit("2", "t2", "static", m(20), "AC"), submit("3", "t1", "to0", m(30), "AC"), submit("4", "t3", "to0", m(40), "AC")),
+			"1 t1 100\n2 t2 100\n3 t3 0\n"},
 		{"banned solver does not count", nil, cat(submit("1", "t1", "lin", m(10), "AC"), submit("2", "t2", "lin", m(20), "AC"), []rankd.Event{banEv("t2", true)}),
 			"1 t1 500\n2 t3 0\n"},
 	} {
