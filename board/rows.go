@@ -334,8 +334,10 @@ func (b *Board) computeRow(v int, t int32, own bool) rowAgg {
 			if res.Solved {
 				r.solved++
 				r.score += res.Score
-				r.time = max(r.time, res.Time)
 			}
+			// When the cell's score was reached, a score of 0 too: under oi_mode last, a cell brought down
+			// to 0 changed the total then, as one brought down to 10 does.
+			r.time = max(r.time, res.Time)
 		}
 	}
 	if b.contest.Rules == rankd.OI || b.contest.Rules == rankd.IOI {

@@ -44,6 +44,22 @@ func TestOI(t *testing.T) {
 	}
 }
 
+// Under oi_mode last, a cell brought down to 0 changes the total when its submission came, as a cell brought
+// down to 10 does: with tie_by_time, the total was reached then.
+func TestOILastDownToZeroReachesTheTotalThen(t *testing.T) {
+	c := rankd.Contest{Rules: rankd.OI, OIMode: rankd.OILast, TieByTime: true}
+	b := MustBoard(t, scoreSetup(c, "t1", "t2"),
+		[]rankd.Event{subEv("1", "t1", "b", m(10)), scoreEv("j1", "1", m(10), 50)},
+		[]rankd.Event{subEv("2", "t1", "a", m(20)), scoreEv("j2", "2", m(20), 20)},
+		[]rankd.Event{subEv("3", "t2", "b", m(10)), scoreEv("j3", "3", m(10), 60)},
+		[]rankd.Event{subEv("4", "t2", "b", m(25)), scoreEv("j4", "4", m(25), 50)},
+		[]rankd.Event{subEv("5", "t1", "a", m(30)), scoreEv("j5", "5", m(30), 0)},
+	)
+	if got, want := summary(MustStandings(t, b, rankd.PublicView), true), "1 t2 50\n2 t1 50\n"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s (t1's total of 50 reached at 0:30, t2's at 0:25)", got, want)
+	}
+}
+
 func TestOIHiddenUntilEnd(t *testing.T) {
 	b := MustBoard(t, scoreSetup(rankd.Contest{Rules: rankd.OI, HideUntilEnd: true}, "t1", "t2"),
 		[]rankd.Event{subEv("1", "t1", "a", m(10)), scoreEv("j1", "1", m(10), 60)})
@@ -82,8 +98,6 @@ func ctfSetup(firstBlood []int64, teams ...string) []rankd.Event {
 		ctfProblemEv("lin", 1, 500, 100, 100, rankd.ValueLinear),
 		ctfProblemEv("log", 2, 500, 100, 10, rankd.ValueLogarithmic),
 		ctfProblemEv("dc", 3, 0, 0, 0, rankd.ValueDEFCON),
-		ctfProblemEv("zero", 4, 0, 0, 0, rankd.ValueStatic),
-		ctfProblemEv("to0", 5, 100, 0, 100, rankd.ValueLinear), // 0 from its second solver on
 	})
 	for _, t := range teams {
 		evs = append(evs, teamEv(t, "Team "+t))
@@ -92,6 +106,10 @@ func ctfSetup(firstBlood []int64, teams ...string) []rankd.Event {
 }
 
 func TestCTF(t *testing.T) {
+	worthless := []rankd.Event{
+		ctfProblemEv("zero", 4, 0, 0, 0, rankd.ValueStatic),
+		ctfProblemEv("to0", 5, 100, 0, 100, rankd.ValueLinear), // 0 from its second solver on
+	}
 	for _, tt := range []struct {
 		name       string
 		firstBlood []int64
@@ -112,9 +130,9 @@ func TestCTF(t *testing.T) {
 			"1 t3 150\n2 t1 100\n3 t2 100\n"},
 		{"wrong flags cost nothing", nil, cat(submit("1", "t1", "static", m(10), "WA"), submit("2", "t1", "static", m(20), "AC"), submit("3", "t2", "static", m(15), "AC")),
 			"1 t2 100\n2 t1 100\n3 t3 0\n"},
-		{"a solve worth 0 does not move the time the score was reached", nil, cat(submit("1", "t1", "static", m(10), "AC"), submit("2", "t2", "static", m(20), "AC"), submit("3", "t1", "zero", m(30), "AC")),
+		{"a solve worth 0 does not move the time the score was reached", nil, cat(worthless, submit("1", "t1", "static", m(10), "AC"), submit("2", "t2", "static", m(20), "AC"), submit("3", "t1", "zero", m(30), "AC")),
 			"1 t1 100\n2 t2 100\n3 t3 0\n"},
-		{"a solve whose value decayed to 0 does not either", nil, cat(submit("1", "t1", "static", m(10), "AC"), submit("2", "t2", "static", m(20), "AC"), submit("3", "t1", "to0", m(30), "AC"), submit("4", "t3", "to0", m(40), "AC")),
+		{"a solve whose value decayed to 0 does not either", nil, cat(worthless, submit("1", "t1", "static", m(10), "AC"), submit("2", "t2", "static", m(20), "AC"), submit("3", "t1", "to0", m(30), "AC"), submit("4", "t3", "to0", m(40), "AC")),
 			"1 t1 100\n2 t2 100\n3 t3 0\n"},
 		{"banned solver does not count", nil, cat(submit("1", "t1", "lin", m(10), "AC"), submit("2", "t2", "lin", m(20), "AC"), []rankd.Event{banEv("t2", true)}),
 			"1 t1 500\n2 t3 0\n"},
