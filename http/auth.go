@@ -1,6 +1,7 @@
 package http
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -143,9 +144,17 @@ func (a *Auth) identify(r *http.Request) (rankd.Token, error) {
 	if h == "" {
 		return anonymous, nil
 	}
-	scheme, secret, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" {
-		return rankd.Token{}, rankd.Errorf(rankd.EUNAUTHORIZED, "the Authorization header must be \"Bearer <token>\"")
+	scheme, secret, _ := strings.Cut(h, " ")
+	if strings.EqualFold(scheme, "Basic") {
+		// What the CCS Contest API's clients send (ICPC tools, a CDS, DOMjudge's): the token as the password,
+		// or as the user name without one.
+		user, password, _ := r.BasicAuth()
+		secret = cmp.Or(password, user)
+	} else if !strings.EqualFold(scheme, "Bearer") {
+		secret = ""
+	}
+	if secret == "" {
+		return rankd.Token{}, rankd.Errorf(rankd.EUNAUTHORIZED, "the Authorization header must be \"Bearer <token>\" (or Basic, the token as the password)")
 	}
 	// Compare with every fixed token, without stopping at a match, so the time says nothing of the secret.
 	var found rankd.Token

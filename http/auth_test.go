@@ -246,3 +246,44 @@ func TestHiddenTeamsDoNotExistToThePublic(t *testing.T) {
 	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/teams/t4?view=jury", adminToken, nil, nil)
 	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/organizations/secret-org?view=jury", adminToken, nil, nil)
 }
+
+// HTTP Basic authentication carries a token as the password (or as the user name without one), as the CCS
+// Contest API's clients send it.
+func TestBasicAuthCarriesTheToken(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, tt := range []struct {
+		name, user, password string
+		want                 int
+	}{
+		{"token as the password", "cds", judgeToken, http.StatusOK},
+		{"token as the user", judgeToken, "", http.StatusOK},
+		{"unknown token", "cds", "not-a-token-of-this-server", http.StatusUnauthorized},
+		{"no token", "cds", "", http.StatusUnauthorized},
+	} {
+		req, err := http.NewRequest("GET", e.URL+"/api/contests/c1/scoreboard?view=jury", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth(tt.user, tt.password)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: got status %d, want %d", tt.name, resp.StatusCode, tt.want)
+		}
+		if resp.StatusCode == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			// A Basic challenge would have browsers ask for a password over the web board's own prompt.
+			t.Errorf("%s: got WWW-Authenticate %q, want a Bearer challenge", tt.name, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+	req, _ := http.NewRequest("GET", e.URL+"/api/contests/c1/scoreboard", nil)
+	req.Header.Set("Authorization", "Basic not base64")
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a malformed Basic header: got status %d, want 401", resp.StatusCode)
+	}
+}
