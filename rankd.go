@@ -203,6 +203,8 @@ type Problem struct {
 	MaxScore float64
 	// Subtasks holds the maximum score of each IOI subtask; empty means one task scored as a whole.
 	Subtasks []float64
+	// TestDataCount is the number of test data sets, as a contest system's feed says it; 0 when unknown.
+	TestDataCount int
 }
 
 // Group is a category of teams that can be ranked on its own (each group from rank 1).

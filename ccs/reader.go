@@ -602,6 +602,14 @@ func (r *Reader) problem(f fields, id string) (*rankd.Problem, error) {
 	if p.MaxScore, _, err = f.num("max_score"); err != nil {
 		return nil, err
 	}
+	tests, _, err := f.int("test_data_count")
+	switch {
+	case err != nil:
+		return nil, err
+	case tests < 0 || tests > math.MaxInt32:
+		return nil, f.fail("test_data_count", "want a count, got %d", tests)
+	}
+	p.TestDataCount = int(tests)
 	ext, err := f.ext()
 	if err != nil || ext.o == nil {
 		return p, err

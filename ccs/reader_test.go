@@ -85,7 +85,7 @@ func TestReaderObjects(t *testing.T) {
 			feed: `{"type":"problems","id":"A-x","data":{"id":"A-x","label":"A","name":"Ads","ordinal":0,"color":"purple","rgb":"#800080","test_data_count":41,"time_limit":2}}
 {"type":"problems","id":"web1","data":{"id":"web1","label":"W1","name":"Web","ordinal":3,"max_score":100,"rankd":{"value":500,"minimum":100,"decay":20,"function":"logarithmic","subtasks":[30,70.5]}}}`,
 			want: []rankd.Event{
-				{Type: rankd.EventProblem, ID: "A-x", Problem: &rankd.Problem{ID: "A-x", Label: "A", Name: "Ads", Color: "purple", RGB: "#800080"}},
+				{Type: rankd.EventProblem, ID: "A-x", Problem: &rankd.Problem{ID: "A-x", Label: "A", Name: "Ads", Color: "purple", RGB: "#800080", TestDataCount: 41}},
 				{Type: rankd.EventProblem, ID: "web1", Problem: &rankd.Problem{ID: "web1", Label: "W1", Name: "Web", Ordinal: 3,
 					MaxScore: 100, Value: 500, Minimum: 100, Decay: 20, Function: rankd.ValueLogarithmic, Subtasks: []float64{30, 70.5}}},
 			},

@@ -295,6 +295,11 @@ func appendProblem(b []byte, p *rankd.Problem) ([]byte, error) {
 			return b, err
 		}
 	}
+	if p.TestDataCount != 0 {
+		// Unknown (0) is left out: a problem line without it is the one rankd wrote before it kept it.
+		b = append(b, `,"test_data_count":`...)
+		b = strconv.AppendInt(b, int64(p.TestDataCount), 10)
+	}
 	e := b
 	b = append(b, `,"rankd":{`...)
 	n := len(b)

@@ -291,7 +291,8 @@ type problemExtJSON struct {
 }
 
 func ccsProblemOf(p rankd.Problem) ccsProblemJSON {
-	pj := ccsProblemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal, RGB: p.RGB, Color: p.Color}
+	pj := ccsProblemJSON{ID: p.ID, Label: p.Label, Name: p.Name, Ordinal: p.Ordinal, RGB: p.RGB, Color: p.Color,
+		TestDataCount: p.TestDataCount}
 	if pj.Label == "" {
 		pj.Label = p.ID
 	}

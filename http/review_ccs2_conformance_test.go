@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -246,9 +247,9 @@ var typeSchemas = map[string]string{
 }
 
 // checkFeedObjects fails for each line whose data does not validate against its type's schema, leaving
-// aside what docs/ccs.md says rankd does not keep: a submission's language_id when none was sent, and a
-// problem's test_data_count.
-func checkFeedObjects(tb testing.TB, name string, lines []feedLine) {
+// aside what docs/ccs.md says rankd cannot give: a submission's language_id when none was sent, and, when
+// the contest's problems came without it (unknown), a problem's test_data_count.
+func checkFeedObjects(tb testing.TB, name string, lines []feedLine, testsUnknown bool) {
 	tb.Helper()
 	vs := map[string]*ccstest.Validator{}
 	for typ, schema := range typeSchemas {
@@ -266,7 +267,7 @@ func checkFeedObjects(tb testing.TB, name string, lines []feedLine) {
 		if _, ok := obj["language_id"]; !ok && l.Type == "submissions" {
 			obj["language_id"] = "x"
 		}
-		if _, ok := obj["test_data_count"]; !ok && l.Type == "problems" {
+		if _, ok := obj["test_data_count"]; !ok && l.Type == "problems" && testsUnknown {
 			obj["test_data_count"] = 0
 		}
 		doc, err := json.Marshal(obj)
@@ -282,7 +283,8 @@ func checkFeedObjects(tb testing.TB, name string, lines []feedLine) {
 // Every object of the event feeds, real and generated, validates against the schema of its own type.
 func TestReviewCCS2FeedObjectsConform(t *testing.T) {
 	e := MustOpen(t)
-	cids := []string{e.MustRealContest(t, "euc2025"), e.MustRealContest(t, "wf47")}
+	real := []string{e.MustRealContest(t, "euc2025"), e.MustRealContest(t, "wf47")}
+	cids := slices.Clone(real)
 	for _, rules := range []rankd.Rules{rankd.ICPC, rankd.OI, rankd.IOI, rankd.CTF} {
 		cids = append(cids, e.MustGenContest(t, rules))
 	}
@@ -291,7 +293,7 @@ func TestReviewCCS2FeedObjectsConform(t *testing.T) {
 	cids = append(cids, "c1")
 	for _, cid := range cids {
 		for _, token := range []string{judgeToken, ""} {
-			checkFeedObjects(t, cid+" "+token, e.MustFeed(t, cid, "", token))
+			checkFeedObjects(t, cid+" "+token, e.MustFeed(t, cid, "", token), !slices.Contains(real, cid))
 		}
 	}
 }
@@ -317,6 +319,25 @@ func TestReviewCCS2PublicAwardsNameOnlyPublicTeams(t *testing.T) {
 	for _, l := range awards {
 		if bytes.Contains(l.Data, []byte(`"2"`)) {
 			t.Errorf("the public feed leaves an award naming the banned team: %s", l.Raw)
+		}
+	}
+}
+
+// A problem's test_data_count is the one its contest system's feed gave, on the CCS problems (it was 0).
+func TestCCSProblemsKeepTheirTestDataCount(t *testing.T) {
+	e := MustOpen(t)
+	cid := e.MustRealContest(t, "euc2025")
+	var problems []struct {
+		ID            string `json:"id"`
+		TestDataCount int    `json:"test_data_count"`
+	}
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/"+cid+"/problems", "", nil, &problems)
+	if len(problems) != 11 {
+		t.Fatalf("got %d problems, want euc2025's 11", len(problems))
+	}
+	for _, p := range problems {
+		if p.TestDataCount == 0 {
+			t.Errorf("problem %s: got test_data_count 0, want the feed's", p.ID)
 		}
 	}
 }

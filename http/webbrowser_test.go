@@ -392,11 +392,21 @@ func TestBrowserFollowsAContest(t *testing.T) {
 			if g := followedRows(got); strings.Join(g, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("view %s at seq %d: the page's board differs:\ngot  %q\nwant %q", v.view, seq, g, want)
 			}
-			// The screen shows the same ranks and teams as the board.
-			onScreen := v.tab.Rows()
-			for i, line := range onScreen {
-				if !strings.HasPrefix(line, fmt.Sprintf("%d %s ", got.Rows[i].Rank, got.Rows[i].TeamName)) {
-					t.Fatalf("view %s: row %d on the screen is %q, the board's is %d %s", v.view, i, line, got.Rows[i].Rank, got.Rows[i].TeamName)
+			// The screen shows the same ranks and teams as the board, once it has drawn the last frame (a
+			// frame or two after the board took it; on a busy machine, longer).
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				differs := ""
+				for i, line := range v.tab.Rows() {
+					if !strings.HasPrefix(line, fmt.Sprintf("%d %s ", got.Rows[i].Rank, got.Rows[i].TeamName)) {
+						differs = fmt.Sprintf("row %d on the screen is %q, the board's is %d %s", i, line, got.Rows[i].Rank, got.Rows[i].TeamName)
+						break
+					}
+				}
+				if differs == "" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("view %s: %s", v.view, differs)
 				}
 			}
 		}
