@@ -253,6 +253,17 @@ func (s *Server) judge(h handlerFunc) handlerFunc {
 // token: jury needs a judge or admin token, a team view the team's own token (or a jury token). A team
 // token asks for its own team view by default.
 func (s *Server) viewFor(r *http.Request, contestID string) (rankd.View, error) {
+	return s.viewOf(r, contestID, false)
+}
+
+// ccsViewFor is viewFor for the CCS Contest API, whose clients (a CDS, the ICPC tools) read what their
+// credentials let them see without naming a view: a judge or admin token asks for the jury view by
+// default, as its event feed does.
+func (s *Server) ccsViewFor(r *http.Request, contestID string) (rankd.View, error) {
+	return s.viewOf(r, contestID, true)
+}
+
+func (s *Server) viewOf(r *http.Request, contestID string, juryByDefault bool) (rankd.View, error) {
 	t, err := s.Auth.identify(r)
 	if err != nil {
 		return rankd.View{}, err
@@ -260,8 +271,11 @@ func (s *Server) viewFor(r *http.Request, contestID string) (rankd.View, error) 
 	q := param(r, "view")
 	own := t.Role == rankd.RoleTeam && t.ContestID == contestID
 	if q == "" {
-		if own {
+		switch {
+		case own:
 			return rankd.TeamView(t.TeamID), nil
+		case juryByDefault && t.Jury():
+			return rankd.JuryView, nil
 		}
 		return rankd.PublicView, nil
 	}

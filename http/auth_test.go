@@ -164,6 +164,7 @@ func TestPublicLeaksNoFrozenVerdict(t *testing.T) {
 		"/api/v1/contests/c1/submissions", "/api/v1/contests/c1/submissions?team=t3", "/api/v1/contests/c1/awards",
 		"/api/contests/c1", "/api/contests/c1/scoreboard", "/api/contests/c1/state", "/api/contests/c1/awards",
 		"/api/contests/c1/teams", "/api/contests/c1/problems", "/api/contests/c1/groups",
+		"/api/contests/c1/scoreboard?group_id=g1",
 	}
 	before := map[string]string{}
 	for _, p := range public {
@@ -285,5 +286,30 @@ func TestBasicAuthCarriesTheToken(t *testing.T) {
 		t.Fatal(err)
 	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a malformed Basic header: got status %d, want 401", resp.StatusCode)
+	}
+}
+
+// The CCS Contest API gives a judge or admin token the jury view by default, as its event feed does: a CDS
+// reading the scoreboard with its credentials got the frozen public one beside the jury's feed.
+func TestCCSJuryTokensSeeTheJuryView(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
+		`{"id":"j4","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:21:00"}`, nil)
+	for _, path := range []string{"/api/contests/c1/scoreboard", "/api/contests/c1/awards", "/api/contests/c1/teams"} {
+		jury := e.Do(t, "GET", path+"?view=jury", adminToken, nil)
+		public := e.Do(t, "GET", path+"?view=public", adminToken, nil)
+		for _, token := range []string{adminToken, judgeToken} {
+			if got := e.Do(t, "GET", path, token, nil); got.Status != http.StatusOK || string(got.Body) != string(jury.Body) {
+				t.Errorf("GET %s with a jury token: got status %d\n%s\nwant the jury view's\n%s", path, got.Status, got.Body, jury.Body)
+			}
+		}
+		if got := e.Do(t, "GET", path, "", nil); string(got.Body) != string(public.Body) {
+			t.Errorf("GET %s without a token: got\n%s\nwant the public view's\n%s", path, got.Body, public.Body)
+		}
+	}
+	// rankd's own API keeps the public view by default, whatever the token.
+	if got, public := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard", adminToken, nil), e.Do(t, "GET", "/api/v1/contests/c1/scoreboard", "", nil); string(got.Body) != string(public.Body) {
+		t.Errorf("GET /api/v1/contests/c1/scoreboard with the admin token: got\n%s\nwant the public view's\n%s", got.Body, public.Body)
 	}
 }

@@ -173,19 +173,21 @@ func (s *Server) ccsState(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) ccsScoreboard(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	v, err := s.viewFor(r, cid)
+	v, err := s.ccsViewFor(r, cid)
 	if err != nil {
 		return err
 	}
 	return s.writeCCSScoreboard(w, r, cid, v)
 }
 
-// writeCCSScoreboard writes the CCS scoreboard object of view v.
+// writeCCSScoreboard writes the CCS scoreboard object of view v: of a group's teams, ranked among
+// themselves, with ?group_id=.
 func (s *Server) writeCCSScoreboard(w http.ResponseWriter, r *http.Request, cid string, v rankd.View) error {
 	// The rows follow the view's version and come from the cache; the time and the state are the clock's.
 	r.Header.Del("If-None-Match") // the whole object changes with the clock: there is no version to match
-	rows, _, err := s.cached(r, cid, v, "ccs-rows", func(b *board.Board) (any, error) {
-		st, err := b.Standings(v, 0, -1)
+	group := param(r, "group_id")
+	rows, _, err := s.cached(r, cid, v, "ccs-rows|"+group, func(b *board.Board) (any, error) {
+		st, err := pageOf(b, v, group, 0, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +226,9 @@ func (s *Server) writeCCSScoreboard(w http.ResponseWriter, r *http.Request, cid 
 	return nil
 }
 
-func (s *Server) ccsAwards(w http.ResponseWriter, r *http.Request) error { return s.getAwards(w, r) }
+func (s *Server) ccsAwards(w http.ResponseWriter, r *http.Request) error {
+	return s.writeAwards(w, r, s.ccsViewFor)
+}
 
 type ccsTeamJSON struct {
 	ID             string   `json:"id"`
@@ -259,7 +263,7 @@ func ccsTeamObjects(b *board.Board, v rankd.View, only string) []ccsTeamJSON {
 // megabyte of JSON, which a CDS or resolver may ask for again and again.
 func (s *Server) ccsTeams(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	v, err := s.viewFor(r, cid)
+	v, err := s.ccsViewFor(r, cid)
 	if err != nil {
 		return err
 	}
@@ -341,7 +345,7 @@ func (s *Server) ccsJudgementTypes(w http.ResponseWriter, r *http.Request) error
 
 func (s *Server) ccsGroups(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	v, err := s.viewFor(r, cid)
+	v, err := s.ccsViewFor(r, cid)
 	if err != nil {
 		return err
 	}
@@ -402,7 +406,7 @@ func ccsOrganizationObjects(b *board.Board, v rankd.View, only string) []ccsOrga
 // change changes its teams' rows, and with them the view's version).
 func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
-	v, err := s.viewFor(r, cid) // as the teams': a display mirroring the public board asks for view=public
+	v, err := s.ccsViewFor(r, cid) // as the teams': a display mirroring the public board asks for view=public
 	if err != nil {
 		return err
 	}
@@ -416,7 +420,7 @@ func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error 
 func ccsObject[T any](s *Server, w http.ResponseWriter, r *http.Request, what string,
 	objects func(b *board.Board, v rankd.View, only string) []T) error {
 	cid, oid := r.PathValue("cid"), r.PathValue("oid")
-	v, err := s.viewFor(r, cid)
+	v, err := s.ccsViewFor(r, cid)
 	if err != nil {
 		return err
 	}

@@ -250,3 +250,32 @@ func TestCCSTeamsAndOrganizationsVersions(t *testing.T) {
 		}
 	}
 }
+
+// ?group_id= gives the CCS scoreboard of a group's teams, ranked among themselves as rankd's own ?group= does.
+func TestCCSScoreboardOfAGroup(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken, `{"id":"t4","name":"Delta"}`, nil)
+	type rows struct {
+		Rows []struct {
+			Rank   int    `json:"rank"`
+			TeamID string `json:"team_id"`
+		} `json:"rows"`
+	}
+	var all, group, own rows
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/scoreboard", "", nil, &all)
+	e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/scoreboard?group_id=g1", "", nil, &group)
+	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?group=g1", "", nil, &own)
+	if len(all.Rows) != 4 {
+		t.Fatalf("the whole scoreboard: got %d rows, want 4", len(all.Rows))
+	}
+	if !reflect.DeepEqual(group, own) || len(group.Rows) != 3 {
+		t.Errorf("group g1: got %+v, want rankd's own group page %+v (3 rows)", group, own)
+	}
+	if err := ccstest.SchemaValidator(t, "scoreboard.json").Check(e.Do(t, "GET", "/api/contests/c1/scoreboard?group_id=g1", "", nil).Body); err != nil {
+		t.Errorf("group g1's scoreboard does not validate: %v", err)
+	}
+	if r := e.Do(t, "GET", "/api/contests/c1/scoreboard?group_id=nosuch", "", nil); r.Status != http.StatusNotFound {
+		t.Errorf("an unknown group: got status %d, want 404", r.Status)
+	}
+}

@@ -255,14 +255,7 @@ func (s *Server) feedUnreadable(cid string, err error) error {
 // feedJury tells whether a request gets the jury feed: a judge or admin token does, unless it asks for
 // ?view=public; ?view=jury without such a token is refused (401 without a token, 403 with another one).
 func (s *Server) feedJury(r *http.Request, cid string) (bool, error) {
-	if param(r, "view") == "" {
-		t, err := s.Auth.identify(r)
-		if err != nil {
-			return false, err
-		}
-		return t.Jury(), nil
-	}
-	v, err := s.viewFor(r, cid)
+	v, err := s.ccsViewFor(r, cid)
 	if err != nil {
 		return false, err
 	}

@@ -625,6 +625,7 @@ func TestHiddenIDsLookUnknown(t *testing.T) {
 		"/api/v1/contests/c1/scoreboard/stream?view=team:%s", "/api/v1/contests/c1/export?format=csv&view=team:%s",
 		"/api/v1/contests/c1/history?view=team:%s", "/api/v1/contests/c1/final?view=team:%s",
 		"/api/contests/c1/teams/%s", "/api/contests/c1/groups/%s", "/api/contests/c1/organizations/%s",
+		"/api/contests/c1/scoreboard?group_id=%s",
 	} {
 		for _, r := range readers {
 			read := func(id string) string {

@@ -876,8 +876,13 @@ func (s *Server) getSubmissions(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getAwards(w http.ResponseWriter, r *http.Request) error {
+	return s.writeAwards(w, r, s.viewFor)
+}
+
+// writeAwards writes the awards of the view that viewFor says the request asks for.
+func (s *Server) writeAwards(w http.ResponseWriter, r *http.Request, viewFor func(*http.Request, string) (rankd.View, error)) error {
 	cid := r.PathValue("cid")
-	v, err := s.viewFor(r, cid)
+	v, err := viewFor(r, cid)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,9 @@ func TestHiddenGroupFilterIsUnknown(t *testing.T) {
 		{"team", "/api/v1/contests/c1/scoreboard?group=g9", team, http.StatusNotFound},
 		{"jury", "/api/v1/contests/c1/scoreboard?view=jury&group=g9", judgeToken, http.StatusOK},
 		{"public visible group", "/api/v1/contests/c1/scoreboard?group=g1", "", http.StatusOK},
+		{"CCS public", "/api/contests/c1/scoreboard?group_id=g9", "", http.StatusNotFound},
+		{"CCS jury", "/api/contests/c1/scoreboard?group_id=g9", judgeToken, http.StatusOK},
+		{"CCS public visible group", "/api/contests/c1/scoreboard?group_id=g1", "", http.StatusOK},
 	}
 	unknown := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard?group=g8", "", nil)
 	for _, tt := range tests {
