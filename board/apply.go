@@ -176,8 +176,13 @@ func (b *Board) applyProblem(ev *rankd.Event) error {
 	if pr.ID == "" {
 		return rankd.Errorf(rankd.EINVALID, "problem: id is required")
 	}
-	if pr.Value < 0 || pr.Minimum < 0 || pr.Decay < 0 {
-		return rankd.Errorf(rankd.EINVALID, "problem %s: value, minimum and decay must not be negative", pr.ID)
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"value", pr.Value}, {"minimum", pr.Minimum}, {"decay", pr.Decay}} {
+		if f.v < 0 {
+			return rankd.Errorf(rankd.EINVALID, "problem %s: %s %d: must not be negative", pr.ID, f.name, f.v)
+		}
 	}
 	if pr.Function == rankd.ValueLinear || pr.Function == rankd.ValueLogarithmic {
 		if pr.Minimum > pr.Value {

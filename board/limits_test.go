@@ -111,6 +111,24 @@ func TestDEFCONBoundsFixed(t *testing.T) {
 	}
 }
 
+// A bad CTF value is refused naming its field and value.
+func TestCTFValueRefusals(t *testing.T) {
+	for _, tt := range []struct {
+		ev   rankd.Event
+		want string
+	}{
+		{ctfProblemEv("d", 9, -5, 0, 0, rankd.ValueStatic), "value -5: must not be negative"},
+		{ctfProblemEv("d", 9, 500, -1, 10, rankd.ValueLinear), "minimum -1: must not be negative"},
+		{ctfProblemEv("d", 9, 500, 100, -4, rankd.ValueLogarithmic), "decay -4: must not be negative"},
+		{ctfProblemEv("d", 9, 100, 200, 10, rankd.ValueLinear), "minimum 200 above the initial value 100"},
+	} {
+		_, err := MustBoard(t, ctfSetup(nil)).Apply(&tt.ev)
+		if rankd.ErrorCode(err) != rankd.EINVALID || !strings.Contains(err.Error(), "problem d: "+tt.want) {
+			t.Errorf("got error %v, want %s saying %q", err, rankd.EINVALID, tt.want)
+		}
+	}
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1

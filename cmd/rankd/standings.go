@@ -291,8 +291,15 @@ func writeText(w io.Writer, b *board.Board, st rankd.Standings, at atTime) error
 		name = c.Name
 	}
 	fmt.Fprintf(w, "%s (%s) — %s view, %d teams ranked\n", printable(name), c.Rules, st.View, st.Total)
-	if ft := rankd.FreezeOf(&c, b.State()); ft < c.Duration && st.View.Kind != rankd.ViewJury && !b.State().Revealed() &&
-		(!at.set || at.contestTime(b) >= ft) {
+	ft := rankd.FreezeOf(&c, b.State())
+	switch {
+	case st.View.Kind == rankd.ViewJury || b.State().Revealed():
+	case c.HidesUntilEnd():
+		// Hidden from the start, whatever the freeze, until the log says the contest ended.
+		if b.State().Ended == nil {
+			fmt.Fprintln(w, "Hidden until the end: every submission shows as pending (?)")
+		}
+	case ft < c.Duration && (!at.set || at.contestTime(b) >= ft):
 		if step, _, remaining := b.Reveal(); step > 0 && remaining == 0 && !at.set {
 			fmt.Fprintf(w, "Frozen from %s, and every result since revealed\n", ccs.FormatRelTime(ft))
 		} else {

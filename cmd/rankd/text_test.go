@@ -105,3 +105,34 @@ func TestStandingsUnlabelledProblems(t *testing.T) {
 		}
 	}
 }
+
+// The text table of an OI contest hidden until its end says so, not that it is frozen from the freeze: every
+// submission is pending until the log says it ended, and nothing is hidden after.
+func TestStandingsTextHiddenUntilEnd(t *testing.T) {
+	lines := []string{
+		`{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_freeze_duration":"1:00:00","scoreboard_type":"score","start_time":"2026-01-01T10:00:00Z","rankd":{"hide_until_end":true}}}`,
+		`{"type":"judgement-types","id":"AC","data":{"id":"AC","name":"ok","penalty":false,"solved":true}}`,
+		`{"type":"problems","id":"a","data":{"id":"a","label":"A","name":"A","ordinal":0}}`,
+		`{"type":"teams","id":"t","data":{"id":"t","name":"Tee"}}`,
+		`{"type":"submissions","id":"s","data":{"id":"s","team_id":"t","problem_id":"a","contest_time":"0:10:00"}}`,
+		`{"type":"judgements","id":"j","data":{"id":"j","submission_id":"s","judgement_type_id":"AC","score":50,"start_contest_time":"0:10:01"}}`,
+	}
+	ended := `{"type":"state","id":null,"data":{"started":"2026-01-01T10:00:00Z","ended":"2026-01-01T15:00:00Z"}}`
+	for _, tt := range []struct {
+		name   string
+		lines  []string
+		header string
+	}{
+		{"running", lines, "Hidden until the end: every submission shows as pending (?)"},
+		{"ended", append(slices.Clone(lines), ended), "  Rank"},
+	} {
+		path := filepath.Join(t.TempDir(), "hidden.ndjson")
+		if err := os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := strings.Split(MustRun(t, "standings", "--feed", path, "--view", "public"), "\n")
+		if !strings.HasPrefix(out[1], tt.header) {
+			t.Errorf("%s: got\n%s\nwant its second line to start %q", tt.name, strings.Join(out, "\n"), tt.header)
+		}
+	}
+}
