@@ -40,9 +40,10 @@ import (
 
 // Defaults of the event feed.
 const (
-	// DefaultFeedKeepAlive is the longest an idle event feed goes without a byte: the CCS asks for a newline
-	// at least every 120 s. Server.Heartbeat, when set, is used instead.
-	DefaultFeedKeepAlive = 120 * time.Second
+	// DefaultFeedKeepAlive is the longest an idle event feed goes without a byte. The CCS asks for a newline
+	// at least every 120 s; sent that late, it raced a client timing out at 120 s, and a proxy reading with
+	// nginx's default of 60 s cut the feed. Server.Heartbeat, when set, is used instead.
+	DefaultFeedKeepAlive = 30 * time.Second
 	// FeedPoll is how often a streaming event feed looks for new log entries.
 	FeedPoll = 100 * time.Millisecond
 	// feedChunk bounds the log entries and bytes read from the store at once.
