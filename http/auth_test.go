@@ -217,14 +217,15 @@ func TestHiddenTeamsDoNotExistToThePublic(t *testing.T) {
 		}
 	}
 	// An organization only a hidden team belongs to is the jury view's to know of; the view is chosen as for
-	// the teams (a jury token asking for the public view gets the public's).
+	// the teams (a jury token asking for the public view gets the public's; on the CCS API, asking for none,
+	// the jury's).
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/organizations", adminToken, `{"id":"secret-org","name":"Secret"}`, nil)
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams", adminToken,
 		`{"id":"t4","name":"Delta","group_ids":["g1"],"organization_id":"secret-org","hidden":true}`, nil)
 	for _, tt := range []struct {
 		token, query string
 		want         bool
-	}{{"", "", false}, {adminToken, "?view=jury", true}, {adminToken, "?view=public", false}, {adminToken, "", false}} {
+	}{{"", "", false}, {adminToken, "?view=jury", true}, {adminToken, "?view=public", false}, {adminToken, "", true}} {
 		var orgs []struct{ ID string }
 		e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/organizations"+tt.query, tt.token, nil, &orgs)
 		if got := slices.ContainsFunc(orgs, func(o struct{ ID string }) bool { return o.ID == "secret-org" }); got != tt.want {
