@@ -190,6 +190,10 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	switch {
+	case hasParam(r, "group"):
+		// Followed whole, it looked filtered: each row says its groups, and a group is ranked from them.
+		return rankd.Errorf(rankd.EINVALID, "the stream carries the whole view, each row with its group_ids: "+
+			"a client keeps a group's rows from it (ranked among themselves); group is for the scoreboard's pages")
 	case top == 0 && r.URL.Query().Has("top"):
 		return rankd.Errorf(rankd.EINVALID, "top must be a number of rows, 1 or more, not %q", param(r, "top"))
 	case (top > 0) != (throttle > 0):

@@ -416,6 +416,12 @@ func TestStreamBigScreen(t *testing.T) {
 	if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream?top=0&throttle=5s", "", nil); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "top must be a number of rows") {
 		t.Errorf("top=0 with a throttle: got %d %s, want 400 about top", r.Status, r.Body)
 	}
+	// A group is not filtered on the stream (its rows say their groups): asked for, it is refused, not ignored.
+	for _, q := range []string{"?group=g1", "?group=g1&top=2&throttle=1s", "?group="} {
+		if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream"+q, "", nil); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "group_ids") {
+			t.Errorf("stream%s: got %d %s, want 400 saying the rows carry their groups", q, r.Status, r.Body)
+		}
+	}
 }
 
 // A client that subscribes between two frames, while a cell changes and then changes back, still ends with
