@@ -191,7 +191,11 @@ func (b *Board) applyProblem(ev *rankd.Event) error {
 	}
 	if p, ok := b.probIdx[pr.ID]; ok {
 		old := b.problems[p]
-		if !old.deleted && equalProblem(&old.info, &pr) {
+		same := pr
+		same.TestDataCount = old.info.TestDataCount
+		if !old.deleted && equalProblem(&old.info, &same) {
+			// The same, or only its test data count changed, which no row shows: nothing moves.
+			b.problems[p].info.TestDataCount = pr.TestDataCount
 			return nil
 		}
 		b.problems[p] = problem{info: pr}

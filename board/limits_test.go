@@ -263,3 +263,21 @@ func TestAdmitCTFPoints(t *testing.T) {
 		}
 	}
 }
+
+// A problem sent again with another test data count (a contest system's test data changed) keeps the count,
+// and moves nothing: no row shows it, and every row's diff for it went to every follower of a big board.
+func TestProblemTestDataCountMovesNothing(t *testing.T) {
+	b := MustBoard(t, scoreSetup(rankd.Contest{Rules: rankd.ICPC}, "t1", "t2"))
+	jury, public := b.Seq(rankd.JuryView), b.Seq(rankd.PublicView)
+	ev := problemEv("b", 1)
+	ev.Problem.TestDataCount = 41
+	if ch := mustApply(t, b, ev); len(ch.Diffs) != 0 {
+		t.Errorf("got diffs %+v, want none", ch.Diffs)
+	}
+	if b.Seq(rankd.JuryView) != jury || b.Seq(rankd.PublicView) != public {
+		t.Errorf("sequence numbers: got %d and %d, want %d and %d as before", b.Seq(rankd.JuryView), b.Seq(rankd.PublicView), jury, public)
+	}
+	if got := b.Problems()[1]; got.ID != "b" || got.TestDataCount != 41 {
+		t.Errorf("got problem %+v, want b with 41 test data sets", got)
+	}
+}

@@ -602,14 +602,11 @@ func (r *Reader) problem(f fields, id string) (*rankd.Problem, error) {
 	if p.MaxScore, _, err = f.num("max_score"); err != nil {
 		return nil, err
 	}
-	tests, _, err := f.int("test_data_count")
-	switch {
-	case err != nil:
-		return nil, err
-	case tests < 0 || tests > math.MaxInt32:
-		return nil, f.fail("test_data_count", "want a count, got %d", tests)
+	// Only shown again, never used: a count that is not one is left out (unknown), not a problem refused,
+	// and with it every submission to the problem (it was ignored before rankd kept it).
+	if tests, _, err := f.int("test_data_count"); err == nil && tests >= 0 && tests <= math.MaxInt32 {
+		p.TestDataCount = int(tests)
 	}
-	p.TestDataCount = int(tests)
 	ext, err := f.ext()
 	if err != nil || ext.o == nil {
 		return p, err

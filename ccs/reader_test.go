@@ -91,6 +91,17 @@ func TestReaderObjects(t *testing.T) {
 			},
 		},
 		{
+			name: "problem, a test data count that is not one left out",
+			feed: `{"type":"problems","id":"a","data":{"id":"a","test_data_count":"41"}}
+{"type":"problems","id":"b","data":{"id":"b","test_data_count":-1}}
+{"type":"problems","id":"c","data":{"id":"c","test_data_count":2.5}}`,
+			want: []rankd.Event{
+				{Type: rankd.EventProblem, ID: "a", Problem: &rankd.Problem{ID: "a"}},
+				{Type: rankd.EventProblem, ID: "b", Problem: &rankd.Problem{ID: "b"}},
+				{Type: rankd.EventProblem, ID: "c", Problem: &rankd.Problem{ID: "c"}},
+			},
+		},
+		{
 			name: "groups, organizations, teams",
 			feed: `{"type":"groups","id":"g1","data":{"id":"g1","icpc_id":"1","name":"Observers","hidden":true}}
 {"type":"organizations","id":"2","data":{"id":"2","name":"UAIC","formal_name":"Alexandru Ioan Cuza University of Ia\u0219i","country":"ROU","logo":[{"href":"x","mime":"image/png"}]}}

@@ -15,7 +15,8 @@ import (
 )
 
 // The CCS-compatible endpoints (Contest API 2023-06) under /api/contests: the objects other CCS tools read.
-// They follow the same views as the native API (?view=, tokens).
+// They follow the same views as the native API (?view=, tokens), but a judge or admin token that names
+// none gets the jury view (ccsViewFor), as the event feed does.
 
 type ccsContestJSON struct {
 	ID                       string  `json:"id"`
@@ -177,15 +178,14 @@ func (s *Server) ccsScoreboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.writeCCSScoreboard(w, r, cid, v)
+	return s.writeCCSScoreboard(w, r, cid, v, param(r, "group_id"))
 }
 
-// writeCCSScoreboard writes the CCS scoreboard object of view v: of a group's teams, ranked among
-// themselves, with ?group_id=.
-func (s *Server) writeCCSScoreboard(w http.ResponseWriter, r *http.Request, cid string, v rankd.View) error {
+// writeCCSScoreboard writes the CCS scoreboard object of view v; given a group, of its teams, ranked among
+// themselves.
+func (s *Server) writeCCSScoreboard(w http.ResponseWriter, r *http.Request, cid string, v rankd.View, group string) error {
 	// The rows follow the view's version and come from the cache; the time and the state are the clock's.
 	r.Header.Del("If-None-Match") // the whole object changes with the clock: there is no version to match
-	group := param(r, "group_id")
 	rows, _, err := s.cached(r, cid, v, "ccs-rows|"+group, func(b *board.Board) (any, error) {
 		st, err := pageOf(b, v, group, 0, -1)
 		if err != nil {

@@ -56,7 +56,7 @@ func (s *Server) getExport(w http.ResponseWriter, r *http.Request) error {
 	disposition := fmt.Sprintf("attachment; filename=%s", strconv.Quote(cid+"-"+v.String()+"."+format))
 	if f.write == nil {
 		w.Header().Set("Content-Disposition", disposition)
-		if err := s.writeCCSScoreboard(w, r, cid, v); err != nil {
+		if err := s.writeCCSScoreboard(w, r, cid, v, ""); err != nil {
 			w.Header().Del("Content-Disposition")
 			return err
 		}

@@ -592,7 +592,7 @@ func TestBrowserAdminEditsFromTheAPI(t *testing.T) {
   "contest": {"id": "ctf", "name": "CTF", "duration": "48:00:00", "scoreboard_type": "score",
               "rankd": {"rules": "ctf", "first_blood": [50, 30, 10], "medals": {"gold": 1, "silver": 2, "bronze": 3}}},
   "judgement-types": [{"id": "OK", "name": "flag", "solved": true}, {"id": "NO", "name": "wrong flag", "solved": false}],
-  "problems": [{"id": "w1", "label": "W1", "name": "Cookie Jar", "ordinal": 0,
+  "problems": [{"id": "w1", "label": "W1", "name": "Cookie Jar", "ordinal": 0, "test_data_count": 12,
                 "rankd": {"value": 500, "minimum": 100, "decay": 20, "function": "logarithmic"}}]}`, nil)
 	tb := adminConsole(t, MustBrowser(t), e.URL, "/admin/contests/ctf")
 	tb.Wait("the form", `document.getElementById("c-id").value === "ctf"`)
@@ -624,9 +624,12 @@ func TestBrowserAdminEditsFromTheAPI(t *testing.T) {
 	// Nothing was lost: what the API says now is what it said before.
 	var c struct{ Rankd map[string]any }
 	e.MustDo(t, http.StatusOK, "GET", "/api/contests/ctf", "", nil, &c)
-	var ps []struct{ Rankd map[string]any }
+	var ps []struct {
+		Rankd         map[string]any
+		TestDataCount int `json:"test_data_count"`
+	}
 	e.MustDo(t, http.StatusOK, "GET", "/api/contests/ctf/problems", "", nil, &ps)
-	if got := fmt.Sprint(c.Rankd, ps[0].Rankd); got != "map[first_blood:[50 30 10] medals:map[bronze:3 gold:1 silver:2] rules:ctf] map[decay:20 function:logarithmic minimum:100 value:500]" {
+	if got := fmt.Sprint(c.Rankd, ps[0].Rankd, ps[0].TestDataCount); got != "map[first_blood:[50 30 10] medals:map[bronze:3 gold:1 silver:2] rules:ctf] map[decay:20 function:logarithmic minimum:100 value:500] 12" {
 		t.Errorf("after saving the forms unchanged: got %s", got)
 	}
 	tb.Shot("ctf")

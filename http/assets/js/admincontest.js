@@ -219,6 +219,9 @@ export function readProblemForm(rules) {
     }
   }
   if (Object.keys(ext).length > 0) p.rankd = ext;
+  // Kept from the problem edited, which the form does not show: a POST replaces the whole problem.
+  const tests = Number($("p-id").dataset.tests || "0");
+  if ($("p-id").readOnly && tests > 0) p.test_data_count = tests;
   return p;
 }
 
@@ -228,6 +231,7 @@ export function fillProblemForm(p, next) {
   const ext = (p && p.rankd) || {};
   $("p-id").value = p ? p.id : "";
   $("p-id").readOnly = !!p;
+  $("p-id").dataset.tests = String((p && p.test_data_count) || 0);
   $("p-label").value = p ? p.label : "";
   $("p-name").value = p ? p.name : "";
   $("p-ordinal").value = String(p ? p.ordinal : next);
