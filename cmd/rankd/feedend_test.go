@@ -22,8 +22,14 @@ import (
 // FinalizeSettle 1 s, the scheduler looking every second), logging to logs, and returns its URL.
 func startQuickEnding(tb testing.TB, logs io.Writer) string {
 	tb.Helper()
+	return startEnding(tb, logs, 500*time.Millisecond)
+}
+
+// startEnding is startQuickEnding with the given EndQuiet.
+func startEnding(tb testing.TB, logs io.Writer, endQuiet time.Duration) string {
+	tb.Helper()
 	s := &main.Server{Addr: "127.0.0.1:0", DataDir: tb.TempDir(), AdminToken: testAdminToken, JudgeToken: testJudgeToken,
-		FinalizeSettle: time.Second, EndQuiet: 500 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(logs, nil))}
+		FinalizeSettle: time.Second, EndQuiet: endQuiet, Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	if err := s.Open(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -142,6 +148,56 @@ func TestFeedAfterItsEndIsNotEndedByTheServer(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	if log := logs.String(); strings.Contains(log, "finalizing again") {
 		t.Errorf("the server finalized the feed again at the position its final standings were built from:\n%s", log)
+	}
+}
+
+// The finalization at the end of a feed sent after it, waiting for the board to be still, builds from the
+// feed's last lines: the server's look for late events files none of its own meanwhile (it did once the feed
+// had been still for FinalizeSettle, and the same position was built twice).
+func TestFeedFinalizedOnceAtItsEnd(t *testing.T) {
+	var logs syncBuffer
+	url := startEnding(t, &logs, 6*time.Second) // the end's finalization waits 6 s of stillness; late ones 1 s
+	lines := []string{
+		`{"type":"contest","id":null,"data":{"id":"old","name":"Old","start_time":"2025-01-01T10:00:00Z","duration":"5:00:00","scoreboard_freeze_duration":"0:00:00"}}`,
+		`{"type":"judgement-types","id":"AC","data":{"id":"AC","name":"correct","penalty":false,"solved":true}}`,
+		`{"type":"problems","id":"a","data":{"id":"a","label":"A","name":"A","ordinal":0}}`,
+		`{"type":"teams","id":"t1","data":{"id":"t1","name":"Alpha"}}`,
+		`{"type":"state","id":null,"data":{"started":"2025-01-01T10:00:00Z"}}`,
+	}
+	post := func(lines ...string) {
+		t.Helper()
+		var b [][]byte
+		for _, l := range lines {
+			b = append(b, []byte(l+"\n"))
+		}
+		mustPostLines(t, url, "old", b)
+	}
+	post(lines...)
+	time.Sleep(2 * time.Second) // the server has looked at the contest: its log moves after this
+	post(`{"type":"submissions","id":"s1","data":{"id":"s1","team_id":"t1","problem_id":"a","contest_time":"1:00:00"}}`,
+		`{"type":"judgements","id":"j1","data":{"id":"j1","submission_id":"s1","judgement_type_id":"AC","start_contest_time":"1:00:01"}}`,
+		`{"type":"state","id":null,"data":{"started":"2025-01-01T10:00:00Z","ended":"2025-01-01T15:00:00Z"}}`)
+	req, err := http.NewRequest("GET", url+"/api/v1/contests/old/final", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no final standings 30 s after the feed's end: status %d", resp.StatusCode)
+		}
+	}
+	time.Sleep(3 * time.Second)
+	if log := logs.String(); strings.Count(log, "contest finalized") != 1 || strings.Contains(log, "finalizing again") {
+		t.Errorf("got %d finalizations, %d filed for late events; want one, the end's:\n%s", strings.Count(log, "contest finalized"),
+			strings.Count(log, "finalizing again"), log)
 	}
 }
 
