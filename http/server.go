@@ -234,8 +234,40 @@ func (s *Server) routes() {
 	s.webRoutes()
 
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := s.allowed(r); allow != "" {
+			// The catch-all matches every method, so the mux's own 405 never comes: a client that sends a POST
+			// where a GET goes learns that the endpoint exists, and what it takes.
+			w.Header().Set("Allow", allow)
+			_ = writeJSON(w, http.StatusMethodNotAllowed, errorBody{Code: codeMethodNotAllowed,
+				Message: fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, allow)})
+			return
+		}
 		s.error(w, r, rankd.Errorf(rankd.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
+}
+
+// codeMethodNotAllowed is the error code of a known endpoint asked with a method it does not take: a matter
+// of HTTP, so it has no domain code.
+const codeMethodNotAllowed = "method_not_allowed"
+
+// routeMethods are the methods the routes take.
+var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+
+// allowed lists the methods r's path takes ("GET, HEAD, POST"), or "" when no route has the path.
+func (s *Server) allowed(r *http.Request) string {
+	var allow []string
+	for _, m := range routeMethods {
+		if m == r.Method {
+			continue
+		}
+		if _, pattern := s.mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+			if m == http.MethodGet {
+				allow = append(allow, http.MethodHead) // a GET pattern takes HEAD too
+			}
+		}
+	}
+	return strings.Join(allow, ", ")
 }
 
 // handlerFunc is a handler that returns its error for the server to report.

@@ -332,3 +332,33 @@ func (e *env) MustCounter(tb testing.TB, series string) int {
 	}
 	return 0
 }
+
+// A known endpoint asked with a method it does not take answers 405 with what it takes; an unknown one 404.
+func TestWrongMethod(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"POST", "/api/v1/contests/c1/scoreboard", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"PUT", "/api/v1/contests/c1", http.StatusMethodNotAllowed, "GET, HEAD, PATCH, DELETE"},
+		{"GET", "/api/v1/contests/c1/freeze", http.StatusMethodNotAllowed, "POST"},
+		{"GET", "/api/v1/contests/c1/teams/t1/ban", http.StatusMethodNotAllowed, "POST, DELETE"},
+		{"DELETE", "/api/contests/c1/scoreboard", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"POST", "/api/v1/contests/c1/nothing", http.StatusNotFound, ""},
+		{"GET", "/api/v1/contests/c1/scoreboard/", http.StatusNotFound, ""},
+	} {
+		resp := e.Do(t, tc.method, tc.path, adminToken, nil)
+		var body struct{ Code, Message string }
+		_ = json.Unmarshal(resp.Body, &body)
+		if resp.Status != tc.status || resp.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: got %d, Allow %q (%s), want %d, Allow %q", tc.method, tc.path, resp.Status,
+				resp.Header.Get("Allow"), resp.Body, tc.status, tc.allow)
+		}
+		if tc.status == http.StatusMethodNotAllowed && (body.Code != "method_not_allowed" || !strings.Contains(body.Message, tc.allow)) {
+			t.Errorf("%s %s: got %+v, want code method_not_allowed and a message naming %s", tc.method, tc.path, body, tc.allow)
+		}
+	}
+}
