@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,5 +49,35 @@ func TestLoadtestLeavesRealContestsAlone(t *testing.T) {
 	for range 2 {
 		MustRun(t, "loadtest", "--server", p.URL, "--contest", "load", "--mode", "stream", "--clients", "1",
 			"--rate", "20", "--duration", "300ms", "--teams", "5", "--problems", "2")
+	}
+}
+
+// loadtest --mode read reads pages whole, gzip-compressed as wrk asks for them, and counts a page that is not
+// served as failed.
+func TestLoadtestReadsPages(t *testing.T) {
+	p := StartRankd(t, t.TempDir())
+	synthetic := filepath.Join(t.TempDir(), "gen.ndjson")
+	MustRun(t, "gen", "--id", "g", "--teams", "60", "--submissions", "200", "--out", synthetic)
+	data, err := os.ReadFile(synthetic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := postFeed(p.URL, "g", data); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		contest string
+		ok      bool
+	}{{"g", true}, {"nothing", false}} {
+		out, errOut, err := run("loadtest", "--server", p.URL, "--contest", tt.contest, "--mode", "read",
+			"--clients", "2", "--duration", "300ms", "--json")
+		var res struct{ Requests, Failed int }
+		_ = json.Unmarshal([]byte(out), &res)
+		if tt.ok && (err != nil || res.Requests == 0 || res.Failed != 0) {
+			t.Errorf("%s: got %+v (%v, %q), want pages read and none failed", tt.contest, res, err, errOut)
+		}
+		if !tt.ok && (err == nil || !strings.Contains(err.Error(), "status 404")) {
+			t.Errorf("%s: got %v, %q, %q; want an error saying the page was not found", tt.contest, err, out, errOut)
+		}
 	}
 }
