@@ -339,7 +339,40 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.URL.Path = c
 		}
 	}
+	if strings.HasPrefix(r.URL.Path, "/api") {
+		// Any web page may read the API (an online judge's own contest page, a stream overlay): the API
+		// authenticates by a token the page sends, never by what the browser holds (cookies), so letting
+		// other origins read answers gives them nothing their token does not.
+		w.Header()["Access-Control-Allow-Origin"] = allowAnyOrigin
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			s.preflight(w, r)
+			return
+		}
+		w.Header()["Access-Control-Expose-Headers"] = exposedHeaders
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// Header values of cross-origin answers.
+var (
+	allowAnyOrigin = []string{"*"}
+	exposedHeaders = []string{"ETag, Retry-After, Allow"}
+	allowedHeaders = []string{"Authorization, Content-Type, Content-Encoding, If-None-Match, Last-Event-ID"}
+)
+
+// preflight answers a browser asking whether a page of another origin may send r's method to r's path (CORS):
+// yes for a path the API has, with the methods it takes.
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
+	allow := s.allowed(r)
+	if allow == "" {
+		s.error(w, r, rankd.Errorf(rankd.ENOTFOUND, "no such endpoint: %s", r.URL.Path))
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Methods", allow)
+	h["Access-Control-Allow-Headers"] = allowedHeaders
+	h.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // unclean reports, without allocating (it is asked of every request), whether p has an empty, "." or ".."

@@ -362,3 +362,58 @@ func TestWrongMethod(t *testing.T) {
 		}
 	}
 }
+
+// Pages of other origins may use the API with a token of their own (CORS): every /api answer, errors included,
+// lets any origin read it, and a preflight names the methods the path takes. The web pages do not.
+func TestCrossOrigin(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, tc := range []struct {
+		method, path, token string
+		status              int
+		origin              string
+	}{
+		{"GET", "/api/v1/contests/c1/scoreboard", "", http.StatusOK, "*"},
+		{"GET", "/api/contests/c1/scoreboard", "", http.StatusOK, "*"},
+		{"POST", "/api/v1/contests/c1/freeze", "", http.StatusUnauthorized, "*"},
+		{"GET", "/api/v1/contests/nothing", "", http.StatusNotFound, "*"},
+		{"GET", "/contests/c1", "", http.StatusOK, ""},
+	} {
+		resp := e.Do(t, tc.method, tc.path, tc.token, nil)
+		if resp.Status != tc.status || resp.Header.Get("Access-Control-Allow-Origin") != tc.origin {
+			t.Errorf("%s %s: got %d, Access-Control-Allow-Origin %q, want %d, %q", tc.method, tc.path, resp.Status,
+				resp.Header.Get("Access-Control-Allow-Origin"), tc.status, tc.origin)
+		}
+	}
+	for _, tc := range []struct {
+		path    string
+		status  int
+		methods string
+	}{
+		{"/api/v1/contests/c1/scoreboard", http.StatusNoContent, "GET, HEAD"},
+		{"/api/v1/contests/c1/events", http.StatusNoContent, "POST"},
+		{"/api/v1/contests/c1/teams/t1/ban", http.StatusNoContent, "POST, DELETE"},
+		{"/api/v1/nothing", http.StatusNotFound, ""},
+	} {
+		req, err := http.NewRequest("OPTIONS", e.URL+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", "https://judge.example")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		h := resp.Header
+		if resp.StatusCode != tc.status || h.Get("Access-Control-Allow-Methods") != tc.methods || h.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("OPTIONS %s: got %d, methods %q, origin %q, want %d, %q, *", tc.path, resp.StatusCode,
+				h.Get("Access-Control-Allow-Methods"), h.Get("Access-Control-Allow-Origin"), tc.status, tc.methods)
+		}
+		if tc.status == http.StatusNoContent && !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") {
+			t.Errorf("OPTIONS %s: got Access-Control-Allow-Headers %q, want Authorization among them", tc.path, h.Get("Access-Control-Allow-Headers"))
+		}
+	}
+}
