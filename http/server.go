@@ -242,6 +242,14 @@ func (s *Server) routes() {
 				Message: fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, allow)})
 			return
 		}
+		if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && p != "" {
+			u := *r.URL
+			u.Path, u.RawPath = p, ""
+			if _, pattern := s.mux.Handler(&http.Request{Method: r.Method, URL: &u, Host: r.Host}); pattern != "/" && pattern != "" {
+				s.error(w, r, rankd.Errorf(rankd.ENOTFOUND, "no such endpoint: %s %s (without the final slash: %s)", r.Method, r.URL.Path, p))
+				return
+			}
+		}
 		s.error(w, r, rankd.Errorf(rankd.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 }

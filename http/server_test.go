@@ -350,6 +350,14 @@ func TestWrongMethod(t *testing.T) {
 		{"POST", "/api/v1/contests/c1/nothing", http.StatusNotFound, ""},
 		{"GET", "/api/v1/contests/c1/scoreboard/", http.StatusNotFound, ""},
 	} {
+		if tc.status == http.StatusNotFound && strings.HasSuffix(tc.path, "/") {
+			// A final slash too many: the message says where the endpoint is.
+			var body struct{ Message string }
+			_ = json.Unmarshal(e.Do(t, tc.method, tc.path, adminToken, nil).Body, &body)
+			if want := "(without the final slash: " + strings.TrimSuffix(tc.path, "/") + ")"; !strings.Contains(body.Message, want) {
+				t.Errorf("%s %s: got %q, want it to say %q", tc.method, tc.path, body.Message, want)
+			}
+		}
 		resp := e.Do(t, tc.method, tc.path, adminToken, nil)
 		var body struct{ Code, Message string }
 		_ = json.Unmarshal(resp.Body, &body)
