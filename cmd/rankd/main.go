@@ -28,9 +28,14 @@ func main() {
 
 // SignalContext returns a context cancelled by the signals that stop rankd gracefully: Ctrl-C, SIGTERM, and
 // SIGHUP (a closed terminal, or an operator used to reloading a daemon so: rankd reads its configuration only
-// at start-up), which would otherwise kill it without its shutdown.
+// at start-up), which would otherwise kill it without its shutdown. A rankd started with SIGHUP ignored
+// (`nohup rankd serve &`) keeps ignoring it: its operator asked it to outlive the terminal.
 func SignalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stops := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		stops = append(stops, syscall.SIGHUP)
+	}
+	return signal.NotifyContext(context.Background(), stops...)
 }
 
 // Exit runs the command named by args[0] as Run does, reports a failure on Stderr, and returns the exit

@@ -59,11 +59,18 @@ type rankdProc struct {
 // StartRankd starts rankd serve on a free loopback port over dir and waits until it is ready.
 func StartRankd(tb testing.TB, dir string, args ...string) *rankdProc {
 	tb.Helper()
+	return startRankdUnder(tb, nil, dir, args...)
+}
+
+// startRankdUnder starts rankd serve as StartRankd does, through the command under (nohup, say) when not nil.
+func startRankdUnder(tb testing.TB, under []string, dir string, args ...string) *rankdProc {
+	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(exe, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, args...)...)
+	argv := append(append(append([]string{}, under...), exe, "serve", "--addr", "127.0.0.1:0", "--data", dir), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "RANKD_TEST_EXEC=1",
 		"RANKD_ADMIN_TOKEN="+testAdminToken, "RANKD_JUDGE_TOKEN="+testJudgeToken)
 	stderr, err := cmd.StderrPipe()
@@ -496,6 +503,28 @@ func TestServeStopsOnSIGHUP(t *testing.T) {
 	p.StopWith(t, syscall.SIGHUP)
 	if logs := p.Logs(); !strings.Contains(logs, "shutting down") {
 		t.Errorf("stopped by SIGHUP: the log says no shutdown:\n%s", logs)
+	}
+}
+
+// Started under nohup (SIGHUP ignored), the server outlives the terminal that closes: SIGHUP leaves it
+// serving.
+func TestServeUnderNohupOutlivesSIGHUP(t *testing.T) {
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("no nohup here:", err)
+	}
+	p := startRankdUnder(t, []string{nohup}, t.TempDir())
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	resp, err := http.Get(p.URL + "/healthz")
+	if err != nil {
+		t.Fatalf("after SIGHUP under nohup: got %v, want the server still serving\n%s", err, p.Logs())
+	}
+	resp.Body.Close()
+	if logs := p.Logs(); strings.Contains(logs, "shutting down") {
+		t.Errorf("after SIGHUP under nohup: the log says it shut down:\n%s", logs)
 	}
 }
 
