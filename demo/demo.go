@@ -4,7 +4,9 @@
 package demo
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -26,6 +28,25 @@ func Config(id string, start time.Time) gen.Config {
 		Freeze:      6 * time.Minute,
 		Groups:      2,
 	}.WithDefaults()
+}
+
+// Made reports whether contest c is one that Run makes of cfg (its definition, whatever has been added to it
+// since): serve --demo plays only into its own contest, never into an organiser's that has the same id.
+func Made(cfg gen.Config, c rankd.Contest) (bool, error) {
+	var want *rankd.Contest
+	errFound := errors.New("the contest is defined")
+	err := gen.Generate(cfg, func(ev rankd.Event) error {
+		if ev.Contest != nil {
+			want = ev.Contest
+			return errFound
+		}
+		return nil
+	})
+	if want == nil {
+		return false, cmp.Or(err, errors.New("demo: the generator defines no contest"))
+	}
+	return c.Name == want.Name && c.Rules == want.Rules && c.Duration == want.Duration &&
+		c.FreezeDuration == want.FreezeDuration, nil
 }
 
 // Clock is what the demo needs of time; tests give one they move by hand.

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -116,5 +117,33 @@ func tryFor(d time.Duration, ok func() bool) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
+	}
+}
+
+// serve --demo over a data directory where an organiser made a contest of their own with the demo's id
+// leaves that contest alone: playing into it would add the demo's teams and verdicts to its log for good.
+func TestDemoLeavesAnOrganisersContestAlone(t *testing.T) {
+	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	s := &main.Server{Addr: "127.0.0.1:0", DataDir: dir, AdminToken: testAdminToken, JudgeToken: testJudgeToken}
+	if err := s.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + s.Listening.String()
+	waitReady(t, url)
+	MustDo(t, "POST", url+"/api/v1/contests", fmt.Sprintf(`{"contest":{"id":"demo","name":"Spring Contest","start_time":%q,"duration":"5:00:00"},
+		"problems":[{"id":"A","label":"A","ordinal":1}],"teams":[{"id":"t1","name":"One"},{"id":"t2","name":"Two"}]}`,
+		start.Format(time.RFC3339)), http.StatusCreated)
+	want := MustServedRows(t, url, main.DemoContestID, "jury")
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	s = MustOpenDemo(t, dir, start.Add(time.Hour))
+	defer s.Close(context.Background())
+	url = "http://" + s.Listening.String()
+	time.Sleep(500 * time.Millisecond) // what a demo would post at once, it has posted by now
+	if got := MustServedRows(t, url, main.DemoContestID, "jury"); got != want {
+		t.Errorf("the organiser's contest changed under serve --demo:\ngot  %.600s\nwant %.600s", got, want)
 	}
 }

@@ -595,11 +595,22 @@ func (s *Server) serveDebug() error {
 // runDemo plays the demo contest: a new one starting now, or the one stored, caught up and continued.
 func (s *Server) runDemo(ctx context.Context) {
 	start := s.DemoClock.Now().Truncate(time.Second)
+	var stored *rankd.Contest
 	_ = s.engine.Read(DemoContestID, func(b *board.Board, _ int64) error {
-		start = b.Contest().Start
+		c := b.Contest()
+		stored, start = &c, c.Start
 		return nil
 	})
 	cfg := demo.Config(DemoContestID, start)
+	if stored != nil {
+		// Played into an organiser's contest of that id, the demo's teams and thousands of made-up verdicts
+		// would join its log for good.
+		if made, err := demo.Made(cfg, *stored); err != nil || !made {
+			s.Logger.Error("a contest with the demo's id is not the demo's: the demo does not play (serve without --demo, or with another --data)",
+				slog.String("contest", DemoContestID), slog.String("name", stored.Name))
+			return
+		}
+	}
 	// A demo whose end passed while the server was down is still caught up (what it has stored again is
 	// duplicates): stopping short would leave its board half-played for ever.
 	over := s.DemoClock.Now().After(start.Add(cfg.Duration))
