@@ -138,6 +138,10 @@ func NewAuth(cfg Config, adminToken, judgeToken string, store rankd.TokenStore) 
 // anonymous is who sends no token.
 var anonymous = rankd.Token{Role: rankd.RolePublic}
 
+// credentials reports whether r carries a token: a request without one is refused 401 (authenticate), one
+// whose token lacks the right 403, a configured public token included (it is known, like any other).
+func credentials(r *http.Request) bool { return r.Header.Get("Authorization") != "" }
+
 // identify returns the holder of the request's bearer token, anonymous without one.
 func (a *Auth) identify(r *http.Request) (rankd.Token, error) {
 	h := r.Header.Get("Authorization")
@@ -235,7 +239,7 @@ func (s *Server) withRole(h handlerFunc, roles ...rankd.Role) handlerFunc {
 			need = "a judge or admin token"
 		}
 		switch {
-		case t == anonymous:
+		case !credentials(r):
 			return rankd.Errorf(rankd.EUNAUTHORIZED, "this needs %s", need)
 		case t.Role == rankd.RolePublic && t.ContestID != "":
 			return rankd.Errorf(rankd.EFORBIDDEN, "this needs %s: this token is a judge's of contest %q only", need, t.ContestID)
@@ -280,7 +284,7 @@ func (s *Server) viewOf(r *http.Request, contestID string, juryByDefault bool) (
 		return rankd.PublicView, nil
 	}
 	if q == "team" {
-		if t == anonymous {
+		if !credentials(r) {
 			return rankd.View{}, rankd.Errorf(rankd.EUNAUTHORIZED, "view team needs a team token of this contest")
 		}
 		if !own {
@@ -298,7 +302,7 @@ func (s *Server) viewOf(r *http.Request, contestID string, juryByDefault bool) (
 		return v, nil
 	case v.Kind == rankd.ViewTeam && own && v.TeamID == t.TeamID:
 		return v, nil
-	case t == anonymous:
+	case !credentials(r):
 		return rankd.View{}, rankd.Errorf(rankd.EUNAUTHORIZED, "view %s needs a token", q)
 	case t.Role == rankd.RolePublic && t.ContestID != "":
 		return rankd.View{}, rankd.Errorf(rankd.EFORBIDDEN, "this token may not see view %s: it is a judge's of contest %q only", q, t.ContestID)

@@ -6,12 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	rankdhttp "rankd/http"
 )
 
 // Every admin and judge endpoint refuses a request without a token (401) and one with a token of a weaker
 // role (403), with a JSON error.
 func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
-	e := MustOpen(t)
+	const public = "public-token-0123456789"
+	e := MustOpenWith(t, options{config: rankdhttp.Config{Tokens: []rankdhttp.ConfigToken{{Token: public, Role: "public"}}}})
 	e.MustContest(t)
 	team := e.MustTeamToken(t, "t1")
 	endpoints := []struct {
@@ -33,6 +36,10 @@ func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
 		{"DELETE", "/api/v1/contests/c1/teams/t2/tokens", false},
 		{"POST", "/api/v1/contests/c1/freeze", false},
 		{"POST", "/api/v1/contests/c1/thaw", false},
+		{"POST", "/api/v1/contests/c1/reveal/next", false},
+		{"GET", "/api/v1/contests/c1/finalize", false},
+		{"POST", "/api/v1/contests/c1/finalize", false},
+		{"POST", "/api/v1/contests/c1/finalize/retry", false},
 		{"POST", "/api/v1/contests/c1/events", true},
 		{"POST", "/api/v1/contests/c1/submissions", true},
 		{"POST", "/api/v1/contests/c1/judgements", true},
@@ -46,6 +53,7 @@ func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
 			{"none", "", http.StatusUnauthorized},
 			{"unknown", "not-a-token-of-this-server", http.StatusUnauthorized},
 			{"team", team, http.StatusForbidden},
+			{"public", public, http.StatusForbidden}, // known, without the right
 		}
 		if !ep.judge {
 			tokens = append(tokens, struct {
@@ -63,6 +71,11 @@ func TestEndpointsRefuseWithoutTheirToken(t *testing.T) {
 			if err := json.Unmarshal(r.Body, &body); err != nil || body.Code == "" || body.Message == "" {
 				t.Errorf("%s %s with %s token: got body %s, want a JSON error", ep.method, ep.path, tk.name, r.Body)
 			}
+		}
+	}
+	for _, view := range []string{"jury", "team"} {
+		if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard?view="+view, public, nil); r.Status != http.StatusForbidden {
+			t.Errorf("view %s with a public token: got status %d, want %d", view, r.Status, http.StatusForbidden)
 		}
 	}
 	// Nothing was changed by the refused requests: t2 is neither banned nor hidden.
