@@ -13,8 +13,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -348,10 +350,19 @@ func TestServeSurvivesCrashes(t *testing.T) {
 	batches := splitLines(data, perBatch)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(7, 7))
+	// Each kill comes once the ingest has reached a batch drawn at random, a few milliseconds later: all of
+	// them during the ingest, however fast the machine.
+	var killAt []int
+	for _, i := range rng.Perm(len(batches) - 4)[:5] {
+		killAt = append(killAt, 1+i)
+	}
+	slices.Sort(killAt)
 	acked := make(map[int]int64) // event index → log position acknowledged
-	next, kills := 0, 0
-	for next < len(batches) || kills < 5 {
+	next := 0
+	for kills := 0; ; kills++ {
 		p := StartRankd(t, dir)
+		var sent atomic.Int64 // batches acknowledged, as next, for the wait below
+		sent.Store(int64(next))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -368,18 +379,28 @@ func TestServeSurvivesCrashes(t *testing.T) {
 					acked[next*perBatch+r.Item-1] = r.Pos
 				}
 				next++
+				sent.Store(int64(next))
 			}
 		}()
-		if kills < 5 {
-			time.Sleep(time.Duration(20+rng.IntN(300)) * time.Millisecond)
-			p.Kill()
-			kills++
+		if kills == len(killAt) {
 			<-done
-			t.Logf("killed (%d) with %d of %d batches acknowledged", kills, next, len(batches))
-			continue
+			p.Stop(t)
+			break
 		}
+		for sent.Load() < int64(killAt[kills]) {
+			select {
+			case <-done:
+				t.Fatalf("the ingest stopped at batch %d before kill %d, the server alive:\n%s", next, kills+1, p.Logs())
+			case <-time.After(time.Millisecond):
+			}
+		}
+		time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
+		p.Kill()
 		<-done
-		p.Stop(t)
+		if next == len(batches) {
+			t.Fatalf("kill %d came after the ingest ended", kills+1)
+		}
+		t.Logf("killed (%d) with %d of %d batches acknowledged", kills+1, next, len(batches))
 	}
 	if len(acked) != len(entries) {
 		t.Fatalf("got %d events acknowledged, want %d", len(acked), len(entries))
