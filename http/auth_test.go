@@ -327,34 +327,3 @@ func TestCCSJuryTokensSeeTheJuryView(t *testing.T) {
 		t.Errorf("GET /api/v1/contests/c1/scoreboard with the admin token: got\n%s\nwant the public view's\n%s", got.Body, public.Body)
 	}
 }
-
-// A ban keeps a team off the board whatever its judge sends: a bans event from a judge token is refused
-// (alone, 403; in a batch, the item), from an admin token taken.
-func TestOnlyAdminsBanThroughEvents(t *testing.T) {
-	e := MustOpen(t)
-	e.MustContest(t)
-	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/teams/t2/ban", adminToken, nil, nil)
-	e.MustDo(t, http.StatusForbidden, "POST", "/api/v1/contests/c1/events", judgeToken,
-		`{"type":"bans","id":"t2","data":{"team_id":"t2","banned":false}}`, nil)
-	for _, tc := range []struct {
-		token, status, code string
-		total               int
-	}{
-		{judgeToken, "rejected", "forbidden", 2},
-		{adminToken, "accepted", "", 3},
-	} {
-		var resp struct {
-			Results []struct{ Status, Code, Message string }
-		}
-		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", tc.token,
-			`[{"type":"bans","id":"t2","data":{"team_id":"t2","banned":false}}]`, &resp)
-		if len(resp.Results) != 1 || resp.Results[0].Status != tc.status || resp.Results[0].Code != tc.code {
-			t.Errorf("an unban sent as an event: got %+v, want %s %s", resp.Results, tc.status, tc.code)
-		}
-		var sb struct{ Total int }
-		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &sb)
-		if sb.Total != tc.total {
-			t.Errorf("after the unban: got %d teams ranked, want %d", sb.Total, tc.total)
-		}
-	}
-}

@@ -406,8 +406,7 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 	if err != nil && rankd.ErrorCode(err) != rankd.ENOTFOUND {
 		return ingestResponse{}, err
 	}
-	// A judge may not thaw a contest before its end (engine.CheckThaw), nor ban or unban a team; an admin may,
-	// as POST .../thaw and .../ban do.
+	// A judge may not thaw a contest before its end (engine.CheckThaw); an admin may, as POST .../thaw does.
 	t, err := s.Auth.identify(r)
 	if err != nil {
 		return ingestResponse{}, err
@@ -478,10 +477,6 @@ func (s *Server) ingestFeed(r *http.Request, contestID string, feed io.Reader, d
 				msg += " (one event per line: curl --data-binary keeps a file's line ends, -d drops them)"
 			}
 			items = append(items, item{n: n, err: rankd.Errorf(rankd.EINVALID, "%s", msg)})
-		case ev.Type == rankd.EventBan && !admin:
-			// A ban keeps a team off the board whatever its judge sends: the judge cannot lift it.
-			items = append(items, item{n: n, typ: ev.Type, id: ev.ID, err: rankd.Errorf(rankd.EFORBIDDEN,
-				"bans are the organiser's: banning or unbanning a team needs an admin token (POST or DELETE .../teams/{team}/ban)")})
 		default:
 			var read readAt
 			reopens := false
