@@ -4,7 +4,6 @@
 package demo
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -30,23 +29,18 @@ func Config(id string, start time.Time) gen.Config {
 	}.WithDefaults()
 }
 
-// Made reports whether contest c is one that Run makes of cfg (its definition, whatever has been added to it
-// since): serve --demo plays only into its own contest, never into an organiser's that has the same id.
-func Made(cfg gen.Config, c rankd.Contest) (bool, error) {
-	var want *rankd.Contest
-	errFound := errors.New("the contest is defined")
-	err := gen.Generate(cfg, func(ev rankd.Event) error {
-		if ev.Contest != nil {
-			want = ev.Contest
-			return errFound
-		}
-		return nil
-	})
-	if want == nil {
-		return false, cmp.Or(err, errors.New("demo: the generator defines no contest"))
+// First returns the first entry Run posts for cfg (the contest's definition), the first of the contest's log
+// when Run made it: serve --demo plays only into its own contest, never into an organiser's of the same id,
+// and knows its own by that entry, which nothing done to the contest since changes.
+func First(cfg gen.Config) (rankd.LogEntry, error) {
+	defs, _, err := plan(cfg)
+	if err != nil {
+		return rankd.LogEntry{}, err
 	}
-	return c.Name == want.Name && c.Rules == want.Rules && c.Duration == want.Duration &&
-		c.FreezeDuration == want.FreezeDuration, nil
+	if len(defs) == 0 {
+		return rankd.LogEntry{}, errors.New("demo: the generator defines nothing")
+	}
+	return defs[0], nil
 }
 
 // Clock is what the demo needs of time; tests give one they move by hand.
@@ -72,24 +66,10 @@ type Post func(ctx context.Context, entries []rankd.LogEntry) error
 // cfg.Start plus its contest time (in batches of what is due). Events already due when Run starts are posted
 // at once, so a restarted demo catches up. It returns when everything is posted or ctx is done.
 func Run(ctx context.Context, cfg gen.Config, clock Clock, post Post) error {
-	var defs []rankd.LogEntry
-	var timed []timedEvent
-	err := gen.Generate(cfg, func(ev rankd.Event) error {
-		e, err := engine.Entry(ev)
-		if err != nil {
-			return err
-		}
-		if at, ok := dueAt(ev, cfg.Start); ok {
-			timed = append(timed, timedEvent{at: at, entry: e})
-		} else {
-			defs = append(defs, e)
-		}
-		return nil
-	})
+	defs, timed, err := plan(cfg)
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(timed, func(x, y timedEvent) int { return int(x.at - y.at) })
 	if err := post(ctx, defs); err != nil {
 		return err
 	}
@@ -117,6 +97,25 @@ func Run(ctx context.Context, cfg gen.Config, clock Clock, post Post) error {
 		timed = timed[n:]
 	}
 	return nil
+}
+
+// plan returns the entries of the contest of cfg: its definitions, then what happens in time, in the order
+// of their times.
+func plan(cfg gen.Config) (defs []rankd.LogEntry, timed []timedEvent, err error) {
+	err = gen.Generate(cfg, func(ev rankd.Event) error {
+		e, err := engine.Entry(ev)
+		if err != nil {
+			return err
+		}
+		if at, ok := dueAt(ev, cfg.Start); ok {
+			timed = append(timed, timedEvent{at: at, entry: e})
+		} else {
+			defs = append(defs, e)
+		}
+		return nil
+	})
+	slices.SortStableFunc(timed, func(x, y timedEvent) int { return int(x.at - y.at) })
+	return defs, timed, err
 }
 
 type timedEvent struct {

@@ -46,6 +46,14 @@ func MustOpenDemo(tb testing.TB, dir string, now time.Time) *main.Server {
 // and whose end has passed since: the demo must post what it had left (a newcomer who stopped the server at
 // the freeze and came back later would otherwise look at a contest stuck half-way for ever).
 func TestDemoRestartedAfterItsEndCatchesUp(t *testing.T) {
+	for _, frozenByHand := range []bool{false, true} {
+		t.Run(fmt.Sprintf("frozen by hand %t", frozenByHand), func(t *testing.T) { testDemoRestarted(t, frozenByHand) })
+	}
+}
+
+// testDemoRestarted runs TestDemoRestartedAfterItsEndCatchesUp, with the demo frozen by hand before it stops
+// when frozenByHand (a change of its definition: it is still the demo's).
+func testDemoRestarted(t *testing.T, frozenByHand bool) {
 	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	cfg := demo.Config(main.DemoContestID, start)
 	data, _ := genFeed(t, cfg)
@@ -68,6 +76,9 @@ func TestDemoRestartedAfterItsEndCatchesUp(t *testing.T) {
 		return resp.StatusCode == http.StatusOK
 	})
 	time.Sleep(500 * time.Millisecond) // the events due at minute 10 follow the definitions
+	if frozenByHand {
+		MustDo(t, "POST", url+"/api/v1/contests/demo/freeze", "", http.StatusOK)
+	}
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}

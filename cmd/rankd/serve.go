@@ -27,6 +27,7 @@ import (
 	"rankd"
 	"rankd/board"
 	"rankd/demo"
+	"rankd/gen"
 	"rankd/engine"
 	"rankd/finalize"
 	rankdhttp "rankd/http"
@@ -595,21 +596,18 @@ func (s *Server) serveDebug() error {
 // runDemo plays the demo contest: a new one starting now, or the one stored, caught up and continued.
 func (s *Server) runDemo(ctx context.Context) {
 	start := s.DemoClock.Now().Truncate(time.Second)
-	var stored *rankd.Contest
+	stored := false
 	_ = s.engine.Read(DemoContestID, func(b *board.Board, _ int64) error {
-		c := b.Contest()
-		stored, start = &c, c.Start
+		stored, start = true, b.Contest().Start
 		return nil
 	})
 	cfg := demo.Config(DemoContestID, start)
-	if stored != nil {
-		// Played into an organiser's contest of that id, the demo's teams and thousands of made-up verdicts
-		// would join its log for good.
-		if made, err := demo.Made(cfg, *stored); err != nil || !made {
-			s.Logger.Error("a contest with the demo's id is not the demo's: the demo does not play (serve without --demo, or with another --data)",
-				slog.String("contest", DemoContestID), slog.String("name", stored.Name))
-			return
-		}
+	// Played into an organiser's contest of that id, the demo's teams and thousands of made-up verdicts would
+	// join its log for good.
+	if stored && !s.demoMade(ctx, cfg) {
+		s.Logger.Error("the contest with the demo's id was not made by the demo (its log begins otherwise): the demo does not play into it (serve without --demo, or with another --data)",
+			slog.String("contest", DemoContestID))
+		return
 	}
 	// A demo whose end passed while the server was down is still caught up (what it has stored again is
 	// duplicates): stopping short would leave its board half-played for ever.
@@ -636,6 +634,22 @@ func (s *Server) runDemo(ctx context.Context) {
 		s.Logger.Info("the demo contest is over; delete it (DELETE /api/v1/contests/demo, or the admin console) and start the server again to play it again",
 			slog.String("contest", DemoContestID))
 	}
+}
+
+// demoMade reports whether the stored contest of the demo's id was made by the demo of cfg: its log begins
+// with the demo's first entry.
+func (s *Server) demoMade(ctx context.Context, cfg gen.Config) bool {
+	want, err := demo.First(cfg)
+	if err != nil {
+		return false
+	}
+	errFirst := errors.New("the first entry is read")
+	var first string
+	err = s.store.Replay(ctx, DemoContestID, 0, func(le *rankd.LogEntry) error {
+		first = le.Hash
+		return errFirst
+	})
+	return errors.Is(err, errFirst) && first == want.Hash
 }
 
 // DrainTimeout bounds how long Close waits for the requests in flight before it cuts them.
