@@ -234,9 +234,14 @@ func (s *Server) routes() {
 	s.webRoutes()
 
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if allow := s.allowed(r); allow != "" {
-			// The catch-all matches every method, so the mux's own 405 never comes: a client that sends a POST
-			// where a GET goes learns that the endpoint exists, and what it takes.
+		// The catch-all matches every method, so the mux's own 405 never comes: a client that sends a POST
+		// where a GET goes learns that the endpoint exists, and what it takes (OPTIONS asks just that).
+		switch allow := s.allowed(r); {
+		case allow != "" && r.Method == http.MethodOptions:
+			w.Header().Set("Allow", allow)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case allow != "":
 			w.Header().Set("Allow", allow)
 			_ = writeJSON(w, http.StatusMethodNotAllowed, errorBody{Code: codeMethodNotAllowed,
 				Message: fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, allow)})
@@ -347,7 +352,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.URL.Path = c
 		}
 	}
-	if strings.HasPrefix(r.URL.Path, "/api") {
+	if p := r.URL.Path; p == "/api" || strings.HasPrefix(p, "/api/") {
 		// Any web page may read the API (an online judge's own contest page, a stream overlay): the API
 		// authenticates by a token the page sends, never by what the browser holds (cookies), so letting
 		// other origins read answers gives them nothing their token does not.
@@ -364,7 +369,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Header values of cross-origin answers.
 var (
 	allowAnyOrigin = []string{"*"}
-	exposedHeaders = []string{"ETag, Retry-After, Allow"}
+	exposedHeaders = []string{"ETag, Retry-After, Allow, Content-Disposition"}
 	allowedHeaders = []string{"Authorization, Content-Type, Content-Encoding, If-None-Match, Last-Event-ID"}
 )
 

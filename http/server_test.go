@@ -347,6 +347,7 @@ func TestWrongMethod(t *testing.T) {
 		{"GET", "/api/v1/contests/c1/freeze", http.StatusMethodNotAllowed, "POST"},
 		{"GET", "/api/v1/contests/c1/teams/t1/ban", http.StatusMethodNotAllowed, "POST, DELETE"},
 		{"DELETE", "/api/contests/c1/scoreboard", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{"OPTIONS", "/api/v1/contests/c1/freeze", http.StatusNoContent, "POST"},
 		{"POST", "/api/v1/contests/c1/nothing", http.StatusNotFound, ""},
 		{"GET", "/api/v1/contests/c1/scoreboard/", http.StatusNotFound, ""},
 	} {
@@ -386,6 +387,7 @@ func TestCrossOrigin(t *testing.T) {
 		{"POST", "/api/v1/contests/c1/freeze", "", http.StatusUnauthorized, "*"},
 		{"GET", "/api/v1/contests/nothing", "", http.StatusNotFound, "*"},
 		{"GET", "/contests/c1", "", http.StatusOK, ""},
+		{"GET", "/apifoo", "", http.StatusNotFound, ""},
 	} {
 		resp := e.Do(t, tc.method, tc.path, tc.token, nil)
 		if resp.Status != tc.status || resp.Header.Get("Access-Control-Allow-Origin") != tc.origin {
