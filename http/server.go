@@ -59,6 +59,9 @@ type Server struct {
 	// MaxStreams bounds the live streams open at once (0: DefaultMaxStreams): each holds memory, and a
 	// client opening thousands must not exhaust the server. Beyond it, clients are told to poll.
 	MaxStreams int
+	// CrossOrigin lets web pages of any origin call the API (CORS), as NewServer sets it; without it only
+	// pages of the server's own origin can read its answers.
+	CrossOrigin bool
 	// MaxConns bounds the connections kept open at once (0: no bound): beyond it the server closes its idle
 	// connections and every answer closes its own, until a quarter of the bound is free again.
 	MaxConns int
@@ -131,7 +134,8 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 			Name: "rankd_final_loads_total",
 			Help: "Final standings loaded into memory, by source: the store, or the shared cache (Redis). The rest are served from memory.",
 		}, []string{"source"}),
-		mux: http.NewServeMux(),
+		mux:         http.NewServeMux(),
+		CrossOrigin: true,
 	}
 	reg.MustRegister(s.latency, s.pagesRendered, s.snapshotsRendered, s.finalLoads)
 	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
@@ -352,7 +356,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.URL.Path = c
 		}
 	}
-	if p := r.URL.Path; p == "/api" || strings.HasPrefix(p, "/api/") {
+	if p := r.URL.Path; s.CrossOrigin && (p == "/api" || strings.HasPrefix(p, "/api/")) {
 		// Any web page may read the API (an online judge's own contest page, a stream overlay): the API
 		// authenticates by a token the page sends, never by what the browser holds (cookies), so letting
 		// other origins read answers gives them nothing their token does not.

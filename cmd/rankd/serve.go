@@ -27,9 +27,9 @@ import (
 	"rankd"
 	"rankd/board"
 	"rankd/demo"
-	"rankd/gen"
 	"rankd/engine"
 	"rankd/finalize"
+	"rankd/gen"
 	rankdhttp "rankd/http"
 	"rankd/postgres"
 	rankdredis "rankd/redis"
@@ -55,6 +55,9 @@ type Server struct {
 	Demo        bool
 	MaxBody     int64
 	MaxStreams  int
+	// NoCORS keeps pages of other origins from calling the API (a server on a private network whose public
+	// board is not for the outside).
+	NoCORS bool
 	// Tick is how often the live streams get the changes, coalesced.
 	Tick time.Duration
 	// DebugAddr, when set, serves Go's profiler (/debug/pprof) there, apart from the API.
@@ -108,6 +111,7 @@ func (s *Server) ParseFlags(args []string, m *Main) error {
 	fs.BoolVar(&s.Demo, "demo", false, "play a demo contest in real time (contest id \"demo\")")
 	fs.StringVar(&s.DebugAddr, "debug-addr", "", "serve the Go profiler (/debug/pprof) on this address (keep it on loopback)")
 	fs.DurationVar(&s.Tick, "tick", rankdhttp.DefaultTick, "how often live streams get the changes (coalesced into one frame per view)")
+	fs.BoolVar(&s.NoCORS, "no-cors", false, "do not let web pages of other origins call the API (CORS)")
 	fs.IntVar(&s.MaxStreams, "max-streams", rankdhttp.DefaultMaxStreams, "live streams open at once; beyond it clients are told to poll")
 	fs.Int64Var(&s.MaxBody, "max-body", rankdhttp.DefaultMaxBody, "largest request body accepted, in bytes")
 	fs.DurationVar(&s.FinalizeRescueAfter, "finalize-rescue-after", finalize.DefaultRescueAfter,
@@ -178,7 +182,7 @@ func (s *Server) Open(ctx context.Context) error {
 	s.engine.Now, s.engine.Logger = s.steady.Now, s.Logger
 	s.http = rankdhttp.NewServer(s.engine, store, auth, reg, reg)
 	s.http.Logger, s.http.Now, s.http.MaxBody = s.Logger, s.Now, s.MaxBody
-	s.http.MaxStreams = s.MaxStreams
+	s.http.MaxStreams, s.http.CrossOrigin = s.MaxStreams, !s.NoCORS
 	if files, ok := openFilesLimit(); ok {
 		if n, lowered := streamsWithin(s.MaxStreams, files); lowered {
 			s.Logger.Info("fewer live streams than --max-streams: each is an open file, and the process may open no more (ulimit -n)",

@@ -585,3 +585,27 @@ func TestServeOverPostgres(t *testing.T) {
 		p = StartRankd(t, t.TempDir(), "--postgres", u)
 	}
 }
+
+// The API lets pages of other origins call it (CORS) unless --no-cors says otherwise.
+func TestServeNoCORS(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		origin string
+	}{{nil, "*"}, {[]string{"--no-cors"}, ""}} {
+		p := StartRankd(t, t.TempDir(), tc.args...)
+		req, err := http.NewRequest("GET", p.URL+"/api/v1/contests", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", "https://elsewhere.example")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != tc.origin {
+			t.Errorf("serve %v: got Access-Control-Allow-Origin %q, want %q", tc.args, got, tc.origin)
+		}
+		p.Stop(t)
+	}
+}
