@@ -345,6 +345,16 @@ func (b *Board) Organization(id string) (rankd.Organization, bool) {
 	return o, ok
 }
 
+// Organizations returns the organizations, by id.
+func (b *Board) Organizations() []rankd.Organization {
+	os := make([]rankd.Organization, 0, len(b.orgs))
+	for _, o := range b.orgs {
+		os = append(os, o)
+	}
+	slices.SortFunc(os, func(x, y rankd.Organization) int { return strings.Compare(x.ID, y.ID) })
+	return os
+}
+
 // JudgementTypes returns the judgement types in the order they were defined.
 func (b *Board) JudgementTypes() []rankd.JudgementType {
 	ts := make([]rankd.JudgementType, 0, len(b.jtypes)-1)

@@ -376,6 +376,15 @@ func ccsOrganizationOf(o rankd.Organization) ccsOrganizationJSON {
 // alone.
 func ccsOrganizationObjects(b *board.Board, v rankd.View, only string) []ccsOrganizationJSON {
 	out := []ccsOrganizationJSON{}
+	if v.Kind == rankd.ViewJury {
+		// The jury sees every organization, one without teams (yet) too.
+		for _, o := range b.Organizations() {
+			if only == "" || o.ID == only {
+				out = append(out, ccsOrganizationOf(o))
+			}
+		}
+		return out
+	}
 	if only != "" {
 		// Its teams alone are looked at: the view lists it when it lists one of them.
 		o, ok := b.Organization(only)
@@ -403,12 +412,16 @@ func ccsOrganizationObjects(b *board.Board, v rankd.View, only string) []ccsOrga
 }
 
 // ccsOrganizations lists the organizations, rendered once per version of the view (an organization's
-// change changes its teams' rows, and with them the view's version).
+// change changes its teams' rows, and with them the view's version); the jury's every time, since it lists
+// organizations without teams, whose changes move no row.
 func (s *Server) ccsOrganizations(w http.ResponseWriter, r *http.Request) error {
 	cid := r.PathValue("cid")
 	v, err := s.ccsViewFor(r, cid) // as the teams': a display mirroring the public board asks for view=public
 	if err != nil {
 		return err
+	}
+	if v.Kind == rankd.ViewJury {
+		return s.writeRead(w, cid, v, func(b *board.Board) any { return ccsOrganizationObjects(b, v, "") })
 	}
 	return s.cachedRead(w, r, cid, v, "ccs-organizations", func(b *board.Board) (any, error) {
 		return ccsOrganizationObjects(b, v, ""), nil

@@ -251,6 +251,38 @@ func TestCCSTeamsAndOrganizationsVersions(t *testing.T) {
 	}
 }
 
+// The jury sees every organization, one without teams too (a CDS reads them before the teams come), and a
+// change of it at once, though it moves no row; the public only those of the teams it sees.
+func TestCCSOrganizationsWithoutTeams(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	ids := func(token, path string) string {
+		var orgs []struct{ ID, Name string }
+		e.MustDo(t, http.StatusOK, "GET", path, token, nil, &orgs)
+		var got []string
+		for _, o := range orgs {
+			got = append(got, o.ID+" "+o.Name)
+		}
+		return strings.Join(got, "|")
+	}
+	before := ids(judgeToken, "/api/contests/c1/organizations")
+	for i, name := range []string{"Lonely U", "Lonelier U"} {
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/organizations", adminToken, `{"id":"zz","name":"`+name+`"}`, nil)
+		if got, want := ids(judgeToken, "/api/contests/c1/organizations"), strings.TrimPrefix(before+"|zz "+name, "|"); got != want {
+			t.Errorf("version %d: the jury's organizations: got %q, want %q", i+1, got, want)
+		}
+		if got := ids(judgeToken, "/api/contests/c1/organizations?view=public"); strings.Contains(got, "zz") {
+			t.Errorf("the public's organizations: got %q, want none without a team it sees", got)
+		}
+		var one struct{ Name string }
+		e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/organizations/zz", judgeToken, nil, &one)
+		if one.Name != name {
+			t.Errorf("the jury's organization zz: got %q, want %q", one.Name, name)
+		}
+		e.MustDo(t, http.StatusNotFound, "GET", "/api/contests/c1/organizations/zz", "", nil, nil)
+	}
+}
+
 // ?group_id= gives the CCS scoreboard of a group's teams, ranked among themselves as rankd's own ?group= does.
 func TestCCSScoreboardOfAGroup(t *testing.T) {
 	e := MustOpen(t)
