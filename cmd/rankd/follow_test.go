@@ -371,7 +371,16 @@ func (f *domjudge) Asked() []string {
 type rankdProxy struct {
 	target string
 	down   atomic.Bool
-	taken  atomic.Int64
+	mu     sync.Mutex
+	lines  map[string]bool // the lines rankd answered 200 for
+}
+
+// taken is how many different lines rankd answered 200 for: a batch sent again after a drop (its answer lost
+// on the way back) counts once.
+func (p *rankdProxy) taken() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.lines)
 }
 
 func (p *rankdProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -395,7 +404,16 @@ func (p *rankdProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode == http.StatusOK {
-		p.taken.Add(int64(bytes.Count(body, []byte{'\n'})))
+		p.mu.Lock()
+		if p.lines == nil {
+			p.lines = map[string]bool{}
+		}
+		for line := range bytes.Lines(body) {
+			if line = bytes.TrimSpace(line); len(line) > 0 {
+				p.lines[string(line)] = true
+			}
+		}
+		p.mu.Unlock()
 	}
 	w.WriteHeader(resp.StatusCode)
 	w.Write(answer)
@@ -459,7 +477,7 @@ func TestFollowDOMjudge(t *testing.T) {
 					"--from-auth", "judge:secret", "--server", sink.URL, "--token", testAdminToken})
 			}()
 			if tc.rankdDown {
-				for proxy.taken.Load() == 0 {
+				for proxy.taken() == 0 {
 					time.Sleep(10 * time.Millisecond)
 				}
 				proxy.down.Store(true)
@@ -470,7 +488,7 @@ func TestFollowDOMjudge(t *testing.T) {
 			if tc.ends {
 				code = <-done
 			} else {
-				for proxy.taken.Load() < int64(len(src.lines)) && ctx.Err() == nil {
+				for proxy.taken() < len(src.lines) && ctx.Err() == nil {
 					time.Sleep(10 * time.Millisecond)
 				}
 				cancel() // Ctrl-C
