@@ -20,20 +20,20 @@ func TestDeleteContest(t *testing.T) {
 	var before page
 	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &before)
 
-	req, err := http.NewRequest("GET", e.URL+"/api/v1/contests/c1/scoreboard/stream", nil)
-	if err != nil {
-		t.Fatal(err)
+	follow := func(query string) <-chan string {
+		resp, err := http.Get(e.URL + "/api/v1/contests/c1/scoreboard/stream" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		ended := make(chan string, 1)
+		go func() {
+			data, _ := io.ReadAll(resp.Body)
+			ended <- string(data)
+		}()
+		return ended
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	ended := make(chan string)
-	go func() {
-		data, _ := io.ReadAll(resp.Body)
-		ended <- string(data)
-	}()
+	ended, bigScreen := follow(""), follow("?top=2&throttle=100ms")
 
 	var got struct {
 		ContestID string `json:"contest_id"`
@@ -52,6 +52,14 @@ func TestDeleteContest(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Error("the live stream of the deleted contest is still open after 5 s")
+	}
+	select {
+	case got := <-bigScreen:
+		if want := "event: error\nid\ndata: {\"code\":\"not_found\""; !strings.Contains(got, want) {
+			t.Errorf("the end of the big-screen stream: got %q, want it to hold %q", got[max(0, len(got)-300):], want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the big-screen stream of the deleted contest is still open after 5 s")
 	}
 	for _, path := range []string{"/api/v1/contests/c1", "/api/v1/contests/c1/scoreboard", "/api/v1/contests/c1/submissions",
 		"/api/contests/c1/scoreboard", "/api/contests/c1/event-feed", "/api/v1/contests/c1/scoreboard/stream"} {

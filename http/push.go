@@ -35,6 +35,9 @@ const (
 	DefaultWindow    = 512 // frames kept per channel for resuming
 	DefaultBuffer    = 256 // frames queued per client before it is dropped as too slow
 	DefaultHeartbeat = 15 * time.Second
+	// ClockCheck is how often the views the clock freezes (or hides until their end) are looked at: their
+	// followers hear of it within that.
+	ClockCheck = time.Second
 )
 
 // pushRow is a row as frames carry it: its content, position and key.
@@ -67,7 +70,9 @@ type message struct {
 	data []byte
 	// teams are those a diff lists, in its rows or removed.
 	teams []string
-	z     *lazyDeflated // data compressed, for the followers that take it so
+	// frozen is what the event says of whether the view hides verdicts.
+	frozen bool
+	z      *lazyDeflated // data compressed, for the followers that take it so
 }
 
 // deflated returns the message's data compressed, as a piece of a gzip stream.
@@ -136,6 +141,9 @@ type channel struct {
 	sent     sentRows
 	slots    teamSlots // the contest's, shared by its channels
 	seq      uint64    // the view's sequence number the last frame (or the start) brought clients to
+	// frozen is whether the view hid verdicts as the last frame (or the start) told clients: the clock
+	// freezes a view (or hides it until its end) without moving its number (see checkClock).
+	frozen bool
 	// own is, for a team's view, the part of seq its own cells moved (see ownSeq) at the last frame.
 	own uint64
 	// next is when the channel's next frame may go: each view is paced on its own, so that when a public
@@ -200,12 +208,17 @@ func (h *hub) run(ctx context.Context, tick time.Duration) {
 	h.mu.Unlock()
 	wake := time.NewTimer(tick)
 	defer wake.Stop()
+	clock := time.NewTicker(ClockCheck)
+	defer clock.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-h.kick:
 		case <-wake.C:
+		case <-clock.C:
+			h.checkClock()
+			continue
 		}
 		// What changes within a tick of a channel's last frame waits for the tick's end, so a busy board
 		// gives one frame per channel per tick.
@@ -393,7 +406,7 @@ func (h *hub) frame(b *board.Board, ch *channel, problems string) {
 	for _, t := range f.Removed {
 		ch.sent.removed(ch.slots.slot(t), seq)
 	}
-	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams, z: new(lazyDeflated)}
+	m := message{seq: seq, base: ch.seq, data: event("diff", seq, f), teams: teams, frozen: f.Frozen, z: new(lazyDeflated)}
 	if v.Kind == rankd.ViewTeam {
 		ch.bounds = keepLast(append(ch.bounds, seq))
 	} else {
@@ -404,7 +417,7 @@ func (h *hub) frame(b *board.Board, ch *channel, problems string) {
 
 // deliver brings a channel to the number of m, its frame or snapshot, and sends m to its followers.
 func (h *hub) deliver(b *board.Board, ch *channel, m message) {
-	ch.seq = m.seq
+	ch.seq, ch.frozen = m.seq, m.frozen
 	if ch.view.Kind == rankd.ViewTeam {
 		ch.own = ownSeq(b, ch.view)
 	}
@@ -516,7 +529,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		ch := cc.views[v]
 		if ch == nil {
 			ch = &channel{contest: contestID, view: v, problems: problemIDs(b), dirty: map[string]struct{}{},
-				slots: cc.slots, seq: b.Seq(v), subs: map[*follower]struct{}{}}
+				slots: cc.slots, seq: b.Seq(v), frozen: h.s.frozen(b, v), subs: map[*follower]struct{}{}}
 			cc.views[v] = ch
 			if v.Kind == rankd.ViewTeam {
 				ch.own = ownSeq(b, v)
@@ -539,6 +552,10 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		ch.idle = time.Time{}
 		if lastSeq != nil {
 			if frames, ok := h.resume(b, ch, *lastSeq); ok {
+				if len(frames) == 0 || frames[len(frames)-1].frozen != ch.frozen {
+					// The client may have heard of no freeze the clock made since its last frame.
+					frames = append(frames, frozenFrame(ch))
+				}
 				for _, m := range frames {
 					f.events <- &m
 				}
@@ -634,7 +651,46 @@ func changedSince(window []message, seq uint64) ([]string, bool) {
 func (h *hub) catchUp(b *board.Board, ch *channel, seq uint64, teams []string) message {
 	f := diffFrame{Seq: ch.seq, BaseSeq: seq, Frozen: h.s.frozen(b, ch.view), Rows: []pushRow{}}
 	placeRows(b, ch.view, teams, &f, nil)
-	return message{seq: ch.seq, base: seq, data: event("diff", ch.seq, f), teams: teams, z: new(lazyDeflated)}
+	return message{seq: ch.seq, base: seq, data: event("diff", ch.seq, f), teams: teams, frozen: f.Frozen, z: new(lazyDeflated)}
+}
+
+// frozenFrame is a diff that changes nothing but whether the channel's view hides verdicts: its seq is its
+// base_seq.
+func frozenFrame(ch *channel) message {
+	f := diffFrame{Seq: ch.seq, BaseSeq: ch.seq, Frozen: ch.frozen, Rows: []pushRow{}}
+	return message{seq: ch.seq, base: ch.seq, data: event("diff", ch.seq, f), frozen: ch.frozen, z: new(lazyDeflated)}
+}
+
+// checkClock tells the followers of each view the clock froze, hid until its end, or let out since their last
+// frame (no event moved its number, so no diff would say it) with a frozenFrame. A view with changes waiting
+// is left to their frame, which says it too.
+func (h *hub) checkClock() {
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.contests))
+	for id := range h.contests {
+		ids = append(ids, id)
+	}
+	h.mu.Unlock()
+	for _, id := range ids {
+		// Frames go only where the view's number has not moved: nothing unsynced is shown.
+		_ = h.s.Engine.ReadPublic(id, func(b *board.Board, _ int64) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			cc := h.contests[id]
+			if cc == nil {
+				return nil
+			}
+			for _, ch := range cc.views {
+				if ch.view.Kind == rankd.ViewJury || len(ch.dirty) > 0 || len(cc.teamPublic) > 0 && ch.view.Kind == rankd.ViewTeam ||
+					b.Seq(ch.view) != ch.seq || h.s.frozen(b, ch.view) == ch.frozen {
+					continue
+				}
+				ch.frozen = !ch.frozen
+				h.deliver(b, ch, frozenFrame(ch))
+			}
+			return nil
+		})
+	}
 }
 
 // keepLast returns s without its oldest entries beyond DefaultWindow.
@@ -721,7 +777,7 @@ func (h *hub) render(b *board.Board, contestID string, v rankd.View) (message, e
 		_, key, _ := b.Place(v, row.TeamID)
 		f.Rows[i] = pushRow{RowData: renderRow(b, row), Pos: i, Key: key}
 	}
-	return message{seq: st.Seq, data: event("snapshot", st.Seq, f), z: new(lazyDeflated)}, nil
+	return message{seq: st.Seq, data: event("snapshot", st.Seq, f), frozen: f.Frozen, z: new(lazyDeflated)}, nil
 }
 
 // event formats a server-sent event whose id is the sequence number.

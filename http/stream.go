@@ -201,6 +201,10 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	}
 	behind := false
 	if err := s.readBoard(cid, v, func(b *board.Board, _ int64) error {
+		if _, _, ok := b.Team(v.TeamID); v.Kind == rankd.ViewTeam && !ok {
+			// Said before the headers, as a page says it: a client told once does not ask again and again.
+			return rankd.Errorf(rankd.ENOTFOUND, "unknown team %q", v.TeamID)
+		}
 		behind = last != nil && *last > b.Seq(v)
 		return nil
 	}); err != nil {
@@ -353,6 +357,8 @@ func (s *Server) bigScreen(r *http.Request, sw *streamWriter, heartbeat *time.Ti
 			return tf, nil
 		})
 		if err != nil {
+			// A contest deleted, a team gone: the stream ends saying why, as the diff stream does.
+			sw.write(errorEvent(errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}))
 			return false
 		}
 		if etag == sent {

@@ -378,6 +378,86 @@ func TestStreamProtocol(t *testing.T) {
 	}
 }
 
+// A freeze the clock brings moves no sequence number: the followers of the public and team views hear of it
+// in a diff that changes nothing else (its seq is its base_seq), within a second or so, and a client that
+// resumes at the last number hears of it too. The jury's view hides nothing and hears nothing.
+func TestStreamFrozenByTheClock(t *testing.T) {
+	e := MustOpen(t)
+	e.SetNow(contestStart.Add(3*time.Hour + 59*time.Minute))
+	e.MustContest(t)
+	team := e.MustTeamToken(t, "t1")
+	type follow struct {
+		query string
+		next  func() sseEvent
+		seq   uint64
+	}
+	var follows []*follow
+	for _, tc := range []struct{ query, token string }{{"", ""}, {"?view=team", team}} {
+		header := map[string]string{}
+		if tc.token != "" {
+			header["Authorization"] = "Bearer " + tc.token
+		}
+		next, _ := e.MustStream(t, tc.query, header)
+		nextFrame(next) // retry
+		var snap struct {
+			Seq    uint64
+			Frozen bool
+		}
+		if ev := nextFrame(next); ev.name != "snapshot" || json.Unmarshal([]byte(ev.data), &snap) != nil || snap.Frozen {
+			t.Fatalf("%s at 3:59: got %+v, want a snapshot not frozen", tc.query, ev)
+		}
+		follows = append(follows, &follow{tc.query, next, snap.Seq})
+	}
+	e.SetNow(contestStart.Add(4*time.Hour + time.Minute))
+	for _, f := range follows {
+		var d struct {
+			Seq     uint64
+			BaseSeq uint64 `json:"base_seq"`
+			Frozen  bool
+			Rows    []stream.Row
+		}
+		ev := nextFrame(f.next)
+		if ev.name != "diff" || json.Unmarshal([]byte(ev.data), &d) != nil || !d.Frozen || d.Seq != f.seq || d.BaseSeq != f.seq || len(d.Rows) != 0 {
+			t.Errorf("%s after the freeze began: got %+v, want a diff at %d from %d saying frozen and nothing else", f.query, ev, f.seq, f.seq)
+		}
+	}
+	seq := follows[0].seq
+	next, _ := e.MustStream(t, "", map[string]string{"Last-Event-ID": fmt.Sprint(seq)})
+	nextFrame(next) // retry
+	if ev := nextFrame(next); ev.name != "diff" || !strings.Contains(ev.data, `"frozen":true`) {
+		t.Errorf("resumed at %d after the freeze began: got %+v, want a diff saying frozen", seq, ev)
+	}
+	f := &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream"}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	go f.Run(ctx)
+	for ctx.Err() == nil {
+		if b, ok := f.Board(); ok {
+			if !b.Frozen {
+				t.Errorf("the Go follower's board: got frozen false, want true")
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Error("the Go follower got no board in 3 s")
+}
+
+// A stream of the view of a team the contest does not have (a mistyped id, a team deleted) is refused before
+// it starts, 404 as the page is: told in an event after a 200, clients asked again and again.
+func TestStreamOfAnUnknownTeam(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	for _, query := range []string{"?view=team:zzz", "?view=team:zzz&top=3&throttle=1s"} {
+		r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard/stream"+query, judgeToken, nil)
+		var body struct{ Code, Message string }
+		_ = json.Unmarshal(r.Body, &body)
+		if r.Status != http.StatusNotFound || body.Code != "not_found" || !strings.Contains(body.Message, "zzz") {
+			t.Errorf("%s: got %d %s, want 404 not_found naming the team", query, r.Status, r.Body)
+		}
+	}
+}
+
 func TestStreamBigScreen(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)

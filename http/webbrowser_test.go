@@ -529,6 +529,10 @@ func TestBrowserModel(t *testing.T) {
   expect("past the end", b.rows.map((r) => r.team_id + r.rank), ["d1", "a2", "b3", "e4"]);
   b.applyDiff({ seq: 11, base_seq: 10, rows: [], removed: ["d", "nobody"] });
   expect("removed only", b.rows.map((r) => r.team_id + r.rank + "@" + r.pos), ["a1@0", "b2@1", "e3@2"]);
+  b.applyDiff({ seq: 11, base_seq: 11, frozen: true, rows: [] });
+  expect("frozen by the clock", [b.seq, b.frozen, b.rows.length], [11, true, 3]);
+  b.applyDiff({ seq: 12, base_seq: 11, frozen: false, rows: [] });
+  expect("frozen no more", [b.seq, b.frozen], [12, false]);
 
   const ties = new Board();
   ties.applySnapshot({ seq: 1, rows: [row("t1", 0, "1"), row("t2", 1, "2"), row("t3", 2, "2"), row("t4", 3, "2"), row("t5", 4, "3"), row("t6", 5, "4")] });

@@ -13,8 +13,8 @@ import (
 	"rankd/stream"
 )
 
-// A server that refuses the stream for now (too many streams open, a contest not there yet) is asked again
-// after a retry delay, not twenty times a second.
+// A server that refuses the stream for now (too many streams open, a contest not there yet), or ends it with
+// an error event, is asked again after a retry delay, not twenty times a second.
 func TestFollowerWaitsAfterARefusal(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -23,11 +23,20 @@ func TestFollowerWaitsAfterARefusal(t *testing.T) {
 		{"too many streams", http.StatusServiceUnavailable},
 		{"no contest yet", http.StatusNotFound},
 	}
+	tests = append(tests, struct {
+		name   string
+		status int
+	}{"a stream ended with an error event (its contest deleted)", http.StatusOK})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var requests atomic.Int64
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				requests.Add(1)
+				if tt.status == http.StatusOK {
+					w.Header().Set("Content-Type", "text/event-stream")
+					_, _ = w.Write([]byte("event: error\nid\ndata: {\"code\":\"not_found\",\"message\":\"gone\"}\n\n"))
+					return
+				}
 				http.Error(w, `{"code":"x","message":"no"}`, tt.status)
 			}))
 			defer srv.Close()

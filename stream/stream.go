@@ -53,20 +53,24 @@ type Row struct {
 	Key string `json:"key"`
 }
 
-// Board is a copy of a view: its rows in order and the sequence number it is at.
+// Board is a copy of a view: its rows in order, the sequence number it is at, and whether the view hides
+// verdicts (frozen, or hidden until the contest's end).
 type Board struct {
-	Seq  uint64
-	Rows []Row
+	Seq    uint64
+	Frozen bool
+	Rows   []Row
 }
 
 type snapshot struct {
-	Seq  uint64 `json:"seq"`
-	Rows []Row  `json:"rows"`
+	Seq    uint64 `json:"seq"`
+	Frozen bool   `json:"frozen"`
+	Rows   []Row  `json:"rows"`
 }
 
 type diff struct {
 	Seq     uint64   `json:"seq"`
 	BaseSeq uint64   `json:"base_seq"`
+	Frozen  bool     `json:"frozen"`
 	Rows    []Row    `json:"rows"`
 	Removed []string `json:"removed"`
 }
@@ -80,20 +84,24 @@ func (b *Board) ApplySnapshot(data []byte) error {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("stream: snapshot: %w", err)
 	}
-	b.Seq, b.Rows = s.Seq, s.Rows
+	b.Seq, b.Frozen, b.Rows = s.Seq, s.Frozen, s.Rows
 	b.rank()
 	return nil
 }
 
 // ApplyDiff applies a diff event's data: the listed rows go to their positions (with the cells they carry
 // in place of their old ones), removed rows go, every rank follows from the keys. A diff the board is already
-// past changes nothing; one that does not start at the board's sequence number is ErrGap.
+// past changes nothing, but one at the board's number from it (the clock froze the view) changes Frozen; one
+// that does not start at the board's sequence number is ErrGap.
 func (b *Board) ApplyDiff(data []byte) error {
 	var d diff
 	if err := json.Unmarshal(data, &d); err != nil {
 		return fmt.Errorf("stream: diff: %w", err)
 	}
 	switch {
+	case d.Seq == b.Seq && d.BaseSeq == b.Seq:
+		b.Frozen = d.Frozen
+		return nil
 	case d.Seq <= b.Seq:
 		return nil
 	case d.BaseSeq != b.Seq:
@@ -125,7 +133,7 @@ func (b *Board) ApplyDiff(data []byte) error {
 	for _, r := range d.Rows {
 		b.Rows = slices.Insert(b.Rows, min(max(r.Pos, 0), len(b.Rows)), r)
 	}
-	b.Seq = d.Seq
+	b.Seq, b.Frozen = d.Seq, d.Frozen
 	b.rank()
 	return nil
 }
@@ -198,6 +206,12 @@ type statusError struct {
 
 func (e *statusError) Error() string { return fmt.Sprintf("stream: status %d: %s", e.status, e.body) }
 
+// endedError is a stream the server ended with an error event (its contest deleted): asked again at once, it
+// would most likely end the same way, so the follower waits the server's retry delay, as after a refusal.
+type endedError struct{ data []byte }
+
+func (e *endedError) Error() string { return fmt.Sprintf("stream: the server says: %s", e.data) }
+
 // permanent reports whether the same request would be refused again whatever the wait.
 func (e *statusError) permanent() bool {
 	switch e.status {
@@ -211,7 +225,7 @@ func (e *statusError) permanent() bool {
 func (f *Follower) Board() (Board, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Board{Seq: f.board.Seq, Rows: slices.Clone(f.board.Rows)}, f.have
+	return Board{Seq: f.board.Seq, Frozen: f.board.Frozen, Rows: slices.Clone(f.board.Rows)}, f.have
 }
 
 // Stats returns how often the follower reconnected and how many gaps it found.
@@ -243,7 +257,8 @@ func (f *Follower) Run(ctx context.Context) error {
 			f.gaps++
 		}
 		var se *statusError
-		if errors.As(err, &se) {
+		var ee *endedError
+		if errors.As(err, &se) || errors.As(err, &ee) {
 			pause = cmp.Or(f.retry, DefaultRetry)
 		}
 		f.mu.Unlock()
@@ -370,7 +385,7 @@ func (f *Follower) apply(name string, data []byte) error {
 		// A contest deleted: the board held is of no contest any more, and a resume from its number would
 		// take one created again with the id for it. The next connection starts afresh.
 		f.have = false
-		return fmt.Errorf("stream: the server says: %s", data)
+		return &endedError{data: data}
 	default:
 		return nil
 	}

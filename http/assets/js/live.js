@@ -121,8 +121,9 @@ export class Feed {
         this.onFrame(null, started);
         break;
       case "diff": {
+        const frozen = this.board.frozen;
         const changed = this.board.applyDiff(data);
-        if (changed.size > 0) this.onFrame(changed, started);
+        if (changed.size > 0 || this.board.frozen !== frozen) this.onFrame(changed, started);
         break;
       }
       case "top":

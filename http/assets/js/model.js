@@ -60,6 +60,11 @@ export class Board {
   // number: its cells are the changes since its start, and applied to another state they could leave one
   // stale.
   applyDiff(d) {
+    if (d.seq === this.seq && d.base_seq === this.seq) {
+      // Nothing but whether the view hides verdicts: the clock froze it (or hid it until its end).
+      if ("frozen" in d) this.frozen = d.frozen;
+      return new Set();
+    }
     if (d.seq <= this.seq) return new Set();
     if (!this.keyed || d.base_seq !== this.seq) throw new GapError(this.seq, d.base_seq);
     const listed = new Map(d.rows.map((r) => [r.team_id, r]));
