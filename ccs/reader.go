@@ -570,13 +570,20 @@ func (r *Reader) judgementType(f fields, id string) (*rankd.JudgementType, error
 		return nil, f.fail("solved", "required")
 	}
 	jt.Solved = solved
-	// A feed without penalty flags (a score contest's) gets the ICPC habit: every rejection costs.
+	// A feed without penalty flags (a score contest's; the CCS asks for them only with a penalty_time) gets
+	// the ICPC habit: every rejection costs, but a compile error.
 	if jt.Penalty, ok, err = f.bool("penalty"); err != nil {
 		return nil, err
 	} else if !ok {
-		jt.Penalty = !solved
+		jt.Penalty = !solved && !compileError(id, jt.Name)
 	}
 	return jt, nil
+}
+
+// compileError reports whether a judgement type is the compile error: the CCS's CE, or one its name says is.
+func compileError(id, name string) bool {
+	name = strings.ToLower(name)
+	return strings.EqualFold(id, "CE") || strings.Contains(name, "compil")
 }
 
 func (r *Reader) problem(f fields, id string) (*rankd.Problem, error) {

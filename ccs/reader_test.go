@@ -81,6 +81,17 @@ func TestReaderObjects(t *testing.T) {
 			},
 		},
 		{
+			name: "judgement types without a penalty flag: a compile error costs nothing",
+			feed: `{"type":"judgement-types","id":"CE","data":{"id":"CE","name":"Compile Error","solved":false}}
+{"type":"judgement-types","id":"ce2","data":{"id":"ce2","name":"compilation failed","solved":false}}
+{"type":"judgement-types","id":"RTE","data":{"id":"RTE","name":"run-time error","solved":false}}`,
+			want: []rankd.Event{
+				{Type: rankd.EventJudgementType, ID: "CE", JudgementType: &rankd.JudgementType{ID: "CE", Name: "Compile Error"}},
+				{Type: rankd.EventJudgementType, ID: "ce2", JudgementType: &rankd.JudgementType{ID: "ce2", Name: "compilation failed"}},
+				{Type: rankd.EventJudgementType, ID: "RTE", JudgementType: &rankd.JudgementType{ID: "RTE", Name: "run-time error", Penalty: true}},
+			},
+		},
+		{
 			name: "problem, plain and with the extension",
 			feed: `{"type":"problems","id":"A-x","data":{"id":"A-x","label":"A","name":"Ads","ordinal":0,"color":"purple","rgb":"#800080","test_data_count":41,"time_limit":2}}
 {"type":"problems","id":"web1","data":{"id":"web1","label":"W1","name":"Web","ordinal":3,"max_score":100,"rankd":{"value":500,"minimum":100,"decay":20,"function":"logarithmic","subtasks":[30,70.5]}}}`,
