@@ -64,16 +64,14 @@ func (e *Engine) Fed(ctx context.Context, contestID string) (fed, ended bool, er
 // from the public until its end stays hidden. It does nothing before the end, for a contest without a start
 // time, or for one whose state says it ended.
 func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time) error {
-	var st rankd.State
-	var start, end time.Time
+	var st *rankd.State
 	due := func() (bool, error) {
+		var ok bool
 		err := e.Read(contestID, func(b *board.Board, _ int64) error {
-			c := b.Contest()
-			st, start = b.State().WithFreeze(&c), b.Start()
-			end = start.Add(c.Duration)
+			st, ok = EndState(b, now)
 			return nil
 		})
-		return err == nil && st.Ended == nil && !start.IsZero() && !now.Before(end), err
+		return err == nil && ok, err
 	}
 	ok, err := due()
 	if !ok || err != nil {
@@ -89,11 +87,8 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time)
 			return err
 		}
 	}
-	if st.Started == nil {
-		st.Started = &start
-	}
-	st.Ended = &end
-	entry, err := Entry(rankd.Event{Type: rankd.EventState, State: &st})
+	end := *st.Ended
+	entry, err := Entry(rankd.Event{Type: rankd.EventState, State: st})
 	if err != nil {
 		return err
 	}
@@ -106,6 +101,23 @@ func (e *Engine) RecordEnd(ctx context.Context, contestID string, now time.Time)
 		e.Logger.Info("contest ended: its end recorded", slog.String("contest", contestID), slog.Time("end", end))
 	}
 	return err
+}
+
+// EndState returns the state that records board b's contest as ended (and started, when its state does not
+// say so either), if its time is up at now and its state does not say it ended: what RecordEnd stores, and
+// what rankd standings takes of a feed that says nothing of the end of a contest whose time is up.
+func EndState(b *board.Board, now time.Time) (*rankd.State, bool) {
+	c := b.Contest()
+	st, start := b.State().WithFreeze(&c), b.Start()
+	end := start.Add(c.Duration)
+	if st.Ended != nil || start.IsZero() || now.Before(end) {
+		return nil, false
+	}
+	if st.Started == nil {
+		st.Started = &start
+	}
+	st.Ended = &end
+	return &st, true
 }
 
 // Final returns a contest's final standings: its boards at the log's end (in shared mode, after applying

@@ -72,13 +72,24 @@ func (f *feedFlags) load(ctx context.Context, m *Main, args []string) (*board.Bo
 	return b, view, at, err
 }
 
-// loadResults is load for the commands that report a feed's results: a contest finalized before its thaw
-// (the CCS allows it) has final results, and its public view here is the final board, as a thaw shows it.
-// Only a server's public board waits for the thaw itself.
+// loadResults is load for the commands that report a feed's results: a contest whose time is up at the asked
+// moment (now, without --at) has ended, as a server records it by the clock, though its feed says nothing of
+// its end (an OI contest hidden until its end would stay hidden); a contest finalized before its thaw (the
+// CCS allows it) has final results, and its public view here is the final board, as a thaw shows it. Only a
+// server's public board waits for the thaw itself.
 func (m *Main) loadResults(ctx context.Context, path string, at atTime) (*board.Board, error) {
 	b, err := m.load(ctx, path, at)
 	if err != nil {
 		return nil, err
+	}
+	moment := m.now()
+	if at.set && !b.Start().IsZero() {
+		moment = b.Start().Add(at.contestTime(b))
+	}
+	if st, ok := engine.EndState(b, moment); ok {
+		if _, err := b.Apply(&rankd.Event{Type: rankd.EventState, State: st}); err != nil {
+			return nil, err
+		}
 	}
 	if st := b.State(); st.Finalized != nil && st.Thawed == nil {
 		st.Thawed = st.Finalized

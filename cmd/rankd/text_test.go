@@ -107,7 +107,8 @@ func TestStandingsUnlabelledProblems(t *testing.T) {
 }
 
 // The text table of an OI contest hidden until its end says so, not that it is frozen from the freeze: every
-// submission is pending until the log says it ended, and nothing is hidden after.
+// submission is pending until it ended, and nothing is hidden after — once its time is up at the moment asked
+// (now, or --at), though its feed says nothing of its end, as a server records the end by the clock.
 func TestStandingsTextHiddenUntilEnd(t *testing.T) {
 	lines := []string{
 		`{"type":"contest","id":"c","data":{"id":"c","name":"C","duration":"5:00:00","scoreboard_freeze_duration":"1:00:00","scoreboard_type":"score","start_time":"2026-01-01T10:00:00Z","rankd":{"hide_until_end":true}}}`,
@@ -121,16 +122,23 @@ func TestStandingsTextHiddenUntilEnd(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		lines  []string
+		at     string
 		header string
 	}{
-		{"running", lines, "Hidden until the end: every submission shows as pending (?)"},
-		{"ended", append(slices.Clone(lines), ended), "  Rank"},
+		{"running", lines, "3:00:00", "Hidden until the end: every submission shows as pending (?)"},
+		{"its time up", lines, "5:00:00", "  Rank"},
+		{"its time up now", lines, "", "  Rank"},
+		{"ended", append(slices.Clone(lines), ended), "", "  Rank"},
 	} {
 		path := filepath.Join(t.TempDir(), "hidden.ndjson")
 		if err := os.WriteFile(path, []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := strings.Split(MustRun(t, "standings", "--feed", path, "--view", "public"), "\n")
+		args := []string{"standings", "--feed", path, "--view", "public"}
+		if tt.at != "" {
+			args = append(args, "--at", tt.at)
+		}
+		out := strings.Split(MustRun(t, args...), "\n")
 		if !strings.HasPrefix(out[1], tt.header) {
 			t.Errorf("%s: got\n%s\nwant its second line to start %q", tt.name, strings.Join(out, "\n"), tt.header)
 		}
