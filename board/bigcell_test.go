@@ -88,28 +88,93 @@ func TestBigCellJudgedInAnyOrder(t *testing.T) {
 	}
 }
 
+// outOfOrder returns the events of bigCellBoard with its submissions sent in the order of perm, each judged
+// at once, and every fifth sent again a minute later (a submission replaced: it moves in the cell).
+func outOfOrder(evs []rankd.Event, n int, perm []int) []rankd.Event {
+	judgementOf := map[string]rankd.Event{}
+	for _, ev := range evs[n:] {
+		judgementOf[ev.Judgement.SubmissionID] = ev
+	}
+	var out []rankd.Event
+	for k, i := range perm {
+		out = append(out, evs[i], judgementOf[evs[i].Submission.ID])
+		if k%5 == 0 {
+			moved := *evs[i].Submission
+			moved.Time += time.Minute
+			out = append(out, rankd.Event{Type: rankd.EventSubmission, Submission: &moved})
+		}
+	}
+	return out
+}
+
+// A cell of many submissions sent out of time order, some replaced (moved), each judged as it comes: its
+// index follows every change (it was dropped and made again at each, quadratic in the cell), and after each
+// judgement the cell reads as a board restored from a checkpoint.
+func TestBigCellSubmittedOutOfOrder(t *testing.T) {
+	const n = 150
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, rules := range []rankd.Rules{rankd.ICPC, rankd.CTF, rankd.OI} {
+		t.Run(rules.String(), func(t *testing.T) {
+			perm := rng.Perm(n)
+			b, evs := bigCellBoard(t, rules, n, perm, func(i int) (string, float64) {
+				if i%13 == 12 {
+					return "AC", float64(i % 9)
+				}
+				return "WA", float64(i % 5)
+			})
+			evs = outOfOrder(evs, n, perm)
+			for i := range evs {
+				if _, err := b.Apply(&evs[i]); err != nil {
+					t.Fatal(err)
+				}
+				if evs[i].Type == rankd.EventJudgement {
+					what := fmt.Sprintf("after event %d (judgement of %s)", i, evs[i].Judgement.SubmissionID)
+					r := restore(t, b)
+					compareBoards(t, what, b, r, false)
+					if got, want := board.CellResults(b, "t", "A"), board.CellResults(r, "t", "A"); got != want {
+						t.Fatalf("%s: the cell's results: got %+v, want %+v", what, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkBigCell judges the submissions of one cell oldest first, as a judge that lags behind a
-// contestant who submits thousands of times does; ns/judgement should not grow with the cell.
+// contestant who submits thousands of times does, or (out of order) sends them in random order, each judged
+// at once; ns/judgement should not grow with the cell.
 func BenchmarkBigCell(b *testing.B) {
 	for _, rules := range []rankd.Rules{rankd.ICPC, rankd.OI} {
 		for _, n := range []int{1000, 10000} {
-			b.Run(fmt.Sprintf("%v-%d", rules, n), func(b *testing.B) {
-				perm := make([]int, n)
-				for i := range perm {
-					perm[i] = i
+			for _, shuffled := range []bool{false, true} {
+				name := fmt.Sprintf("%v-%d", rules, n)
+				if shuffled {
+					name += "-out-of-order"
 				}
-				for range b.N {
-					b.StopTimer()
-					bd, evs := bigCellBoard(b, rules, n, perm, func(int) (string, float64) { return "WA", 1 })
-					b.StartTimer()
-					for i := range evs {
-						if _, err := bd.Apply(&evs[i]); err != nil {
-							b.Fatal(err)
+				b.Run(name, func(b *testing.B) {
+					perm := make([]int, n)
+					for i := range perm {
+						perm[i] = i
+					}
+					if shuffled {
+						perm = rand.New(rand.NewPCG(5, 6)).Perm(n)
+					}
+					for range b.N {
+						b.StopTimer()
+						bd, evs := bigCellBoard(b, rules, n, perm, func(int) (string, float64) { return "WA", 1 })
+						if shuffled {
+							evs = outOfOrder(evs, n, perm)
+						}
+						b.StartTimer()
+						for i := range evs {
+							if _, err := bd.Apply(&evs[i]); err != nil {
+								b.Fatal(err)
+							}
 						}
 					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/judgement")
-			})
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/judgement")
+				})
+			}
 		}
 	}
 }

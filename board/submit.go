@@ -491,7 +491,7 @@ func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict) (score.Res
 // v does not see the verdict of.
 func (b *Board) firstPending(x *cellIndex, v, ci int, s *sub) int64 {
 	hide := b.hideFrom(v, ci)
-	i := int(x.at[s.id])
+	i := x.place(b, s)
 	for i > 0 && b.sub(x.refs[i-1]).time == s.time {
 		i--
 	}

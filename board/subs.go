@@ -68,16 +68,23 @@ func (b *Board) newSub(s sub) subRef {
 // judgement of any of its submissions then finds it at once, and its result follows from what the judgement
 // changed (see judgedWithin) instead of from every submission read again: judged oldest first, as a judge
 // that lags behind does, 20,000 submissions of one cell took seconds each time the log was replayed. The
-// index follows submissions added at the cell's end; any other change of the list drops it (rare: a
-// submission replaced, deleted, or sent out of time order), and the next need makes it again.
+// index follows every change of the list: a submission added at the cell's end, one sent out of time order
+// (put in its place), one replaced or deleted (taken out). Dropped and made again at each of those, it made a
+// cell whose submissions came out of order quadratic: 20,000 took 9 s.
 
 // bigCell is the number of submissions from which a cell is indexed.
 const bigCell = 64
 
 // cellIndex is the index of a big cell.
 type cellIndex struct {
-	refs []subRef         // the cell's submissions in (time, id) order
-	at   map[uint64]int32 // a submission's id key → its place in refs
+	refs []subRef          // the cell's submissions in (time, id) order
+	at   map[uint64]subRef // a submission's id key → the submission
+}
+
+// place returns where s is, or goes, in the index's order.
+func (x *cellIndex) place(b *Board, s *sub) int {
+	i, _ := slices.BinarySearchFunc(x.refs, s, func(r subRef, s *sub) int { return subCmp(b.sub(r), s) })
+	return i
 }
 
 // indexOf returns the index of cell ci, making it, when the cell has bigCell submissions or more (b.bigMin in
@@ -90,9 +97,9 @@ func (b *Board) indexOf(ci int) *cellIndex {
 	if x := b.big[int32(ci)]; x != nil {
 		return x
 	}
-	x := &cellIndex{refs: b.subsOf(c, make([]subRef, 0, c.n+c.n/4)), at: make(map[uint64]int32, c.n)}
-	for i, r := range x.refs {
-		x.at[b.sub(r).id] = int32(i)
+	x := &cellIndex{refs: b.subsOf(c, make([]subRef, 0, c.n+c.n/4)), at: make(map[uint64]subRef, c.n)}
+	for _, r := range x.refs {
+		x.at[b.sub(r).id] = r
 	}
 	if b.big == nil {
 		b.big = make(map[int32]*cellIndex)
@@ -107,7 +114,7 @@ func (b *Board) appended(ci int, r subRef) {
 		return // no big cell: the usual case, on the hot path
 	}
 	if x := b.big[int32(ci)]; x != nil {
-		x.at[b.sub(r).id] = int32(len(x.refs))
+		x.at[b.sub(r).id] = r
 		x.refs = append(x.refs, r)
 	}
 }
@@ -116,10 +123,7 @@ func (b *Board) appended(ci int, r subRef) {
 // submission: a judgement is usually of the latest one.
 func (b *Board) find(ci int, key uint64) subRef {
 	if x := b.indexOf(ci); x != nil {
-		if i, ok := x.at[key]; ok {
-			return x.refs[i]
-		}
-		return 0
+		return x.at[key]
 	}
 	for r := b.cells[ci].tail; r != 0; r = b.sub(r).prev {
 		if b.sub(r).id == key {
@@ -145,9 +149,18 @@ func (b *Board) subsOf(c *cell, buf []subRef) []subRef {
 // insert puts s into cell ci in order; submissions mostly arrive in time order, so this is usually an append.
 func (b *Board) insert(ci int, s sub) {
 	c := &b.cells[ci]
-	// After the walk, s goes between prev and next (0: the cell's end).
+	// After the walk, s goes between prev and next (0: the cell's end). An indexed cell finds them at once.
 	var next subRef
 	prev := c.tail
+	x := b.big[int32(ci)]
+	at := 0
+	if x != nil && prev != 0 && subCmp(b.sub(prev), &s) > 0 {
+		at = x.place(b, &s)
+		next, prev = x.refs[at], 0
+		if at > 0 {
+			prev = x.refs[at-1]
+		}
+	}
 	for prev != 0 && subCmp(b.sub(prev), &s) > 0 {
 		next, prev = prev, b.sub(prev).prev
 	}
@@ -158,7 +171,10 @@ func (b *Board) insert(ci int, s sub) {
 		b.appended(ci, r)
 	} else {
 		b.sub(next).prev = r
-		delete(b.big, int32(ci))
+		if x != nil {
+			x.refs = slices.Insert(x.refs, at, r)
+			x.at[s.id] = r
+		}
 	}
 	c.n++
 }
@@ -181,7 +197,14 @@ func (b *Board) take(ci int, key uint64) sub {
 		b.sub(next).prev = s.prev
 	}
 	c.n--
-	delete(b.big, int32(ci))
+	if x := b.big[int32(ci)]; x != nil {
+		if int(c.n) < cmp.Or(b.bigMin, bigCell) {
+			delete(b.big, int32(ci)) // small again: read as small cells are (indexOf)
+		} else {
+			x.refs = slices.Delete(x.refs, x.place(b, &s), x.place(b, &s)+1)
+			delete(x.at, key)
+		}
+	}
 	s.prev = 0
 	return s
 }
