@@ -65,6 +65,15 @@ const (
 	defaultGroups             = 2
 )
 
+// The largest contest gen makes.
+const (
+	maxTeams       = 1_000_000
+	maxProblems    = 1_000
+	maxSubmissions = 100_000_000
+	maxGroups      = 1_000
+	maxContest     = 1000 * time.Hour
+)
+
 // WithDefaults returns the config with every zero field set to its default.
 func (c Config) WithDefaults() Config {
 	if c.ContestID == "" {
@@ -101,6 +110,12 @@ func (c Config) validate() error {
 		return rankd.Errorf(rankd.EINVALID, "gen: unknown rules %d", c.Rules)
 	case c.Teams < 0 || c.Problems < 0 || c.Submissions < 0 || c.Groups < 0:
 		return rankd.Errorf(rankd.EINVALID, "gen: teams, problems, submissions and groups must not be negative")
+	case c.Teams > maxTeams || c.Problems > maxProblems || c.Submissions > maxSubmissions || c.Groups > maxGroups:
+		// Beyond any contest, and beyond memory: a slice per team or problem made of a mistyped number.
+		return rankd.Errorf(rankd.EINVALID, "gen: at most %d teams, %d problems, %d submissions and %d groups",
+			maxTeams, maxProblems, maxSubmissions, maxGroups)
+	case c.Duration > maxContest:
+		return rankd.Errorf(rankd.EINVALID, "gen: duration must be at most %v", maxContest)
 	case c.HiddenTeams < 0 || c.HiddenTeams > c.Teams:
 		return rankd.Errorf(rankd.EINVALID, "gen: hidden teams must be between 0 and the %d teams", c.Teams)
 	case c.Duration < time.Minute:

@@ -510,6 +510,8 @@ func TestConfig(t *testing.T) {
 	for _, bad := range []gen.Config{
 		{Teams: -1}, {Problems: -2}, {Submissions: -1}, {Groups: -1}, {Teams: 5, HiddenTeams: 6},
 		{HiddenTeams: -1}, {Duration: 30 * time.Second}, {Duration: time.Hour, Freeze: 2 * time.Hour}, {Rules: 9},
+		{Teams: 99999999999999}, {Problems: 99999999999}, {Submissions: 1 << 40}, {Groups: 1 << 20},
+		{Duration: 2000001 * time.Hour}, // beyond memory, or beyond what a feed's reader takes
 	} {
 		err := gen.Generate(bad, func(rankd.Event) error { t.Fatal("emit called for a bad config"); return nil })
 		if rankd.ErrorCode(err) != rankd.EINVALID {

@@ -106,6 +106,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	badLines := res.Skipped // the lines that are no event; the apply phases add the events refused
 
 	// Apply: every event into a fresh board, timed, with allocations counted and retained memory measured.
 	// Twice: first on memory the process never touched (the kernel, or the hypervisor, then provides and
@@ -139,7 +140,7 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	res.Skipped, res.TotalEvents, res.Events = 0, 0, 0
+	res.Skipped, res.TotalEvents, res.Events = badLines, 0, 0
 	res.ApplySeconds = applyAll(b, events, res.Batch, &res)
 	pprof.StopCPUProfile()
 	runtime.ReadMemStats(&after)

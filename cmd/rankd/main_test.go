@@ -300,6 +300,15 @@ func TestGenAndBench(t *testing.T) {
 	if res["events"].(float64) < 2000 || res["skipped"].(float64) != 0 {
 		t.Errorf("got %v judgements applied and %v skipped, want at least 2000 and none", res["events"], res["skipped"])
 	}
+	// A line that is no event and an event refused are both counted as skipped.
+	bad := filepath.Join(t.TempDir(), "bad.ndjson")
+	if err := os.WriteFile(bad, append(slices.Clone(first), "garbage\n{\"type\":\"judgements\",\"data\":{\"id\":\"zz\",\"submission_id\":\"nope\",\"judgement_type_id\":\"AC\"}}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = MustRun(t, "bench", "--feed", bad, "--json")
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out[strings.LastIndex(strings.TrimSpace(out), "\n")+1:])), &res); err != nil || res["skipped"].(float64) != 2 {
+		t.Errorf("a feed with a bad line and a refused event: got %v skipped (%v), want 2", res["skipped"], err)
+	}
 	// Every rules kind generates a feed each line of which validates as a CCS event, and whose CCS
 	// scoreboard validates.
 	v := ccstest.SchemaValidator(t, "scoreboard.json")
