@@ -263,8 +263,11 @@ func (r *Reader) parse2023(f fields) (rankd.Event, bool, error) {
 		}
 		return r.deleted(f.typ, string(idB), token), false, nil
 	case data.Type() == fastjson.TypeArray:
-		if hasID || singleton(f.typ) {
-			return rankd.Event{}, false, f.fail("data", "an array replaces a whole collection: id must be null and the type not %s", f.typ)
+		switch {
+		case singleton(f.typ):
+			return rankd.Event{}, false, f.fail("data", "an array replaces a whole collection: %s is one object, not a collection", f.typ)
+		case hasID:
+			return rankd.Event{}, false, f.fail("data", "an array replaces a whole collection: its id must be null, not %q", idB)
 		}
 		elems, _ := data.Array()
 		if len(elems) == 0 {

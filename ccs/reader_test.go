@@ -346,7 +346,8 @@ func TestReaderErrors(t *testing.T) {
 		{"bool", `{"type":"teams","id":"1","data":{"id":"1","hidden":"yes"}}`, `line 1: teams: "hidden": want a boolean, got string`},
 		{"array", `{"type":"teams","id":"1","data":{"id":"1","group_ids":"g"}}`, `line 1: teams: "group_ids": want an array, got string`},
 		{"array of strings", `{"type":"teams","id":"1","data":{"id":"1","group_ids":["g",1]}}`, `line 1: teams: "group_ids": want strings, got number`},
-		{"array for one object", `{"type":"teams","id":"1","data":[{"id":"1"}]}`, `line 1: teams: "data": an array replaces a whole collection`},
+		{"array for one object", `{"type":"teams","id":"1","data":[{"id":"1"}]}`, `line 1: teams: "data": an array replaces a whole collection: its id must be null, not "1"`},
+		{"array for the contest", `{"type":"state","data":[{}]}`, `line 1: state: "data": an array replaces a whole collection: state is one object, not a collection`},
 		{"array for the state", `{"type":"state","data":[{}]}`, `line 1: state: "data": an array`},
 		{"array element not an object", `{"type":"teams","data":[1]}`, `line 1: teams: "data": want an object, got number`},
 
