@@ -202,6 +202,15 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 			fmt.Fprintf(m.Stderr, "rankd: skipped: %s\n", rankd.ErrorMessage(err))
 		}
 	}
+	outside := 0 // submissions outside the contest time, which are kept but count nowhere
+	noteOutside := func(ev *rankd.Event, line int) {
+		if t, d := ev.Submission.Time, b.Contest().Duration; t < 0 || d > 0 && t >= d {
+			if outside++; outside <= 10 {
+				fmt.Fprintf(m.Stderr, "rankd: line %d: submission %s at %s is outside the contest time: it does not count\n",
+					line, ev.Submission.ID, ccs.FormatRelTime(t))
+			}
+		}
+	}
 	_, err := ccs.Pipeline(ctx, r, func(ev *rankd.Event, line int, err error) error {
 		if err != nil {
 			if !badLine(err) {
@@ -217,6 +226,8 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 		}
 		if err != nil {
 			report(rankd.Errorf(rankd.ErrorCode(err), "line %d: %s", line, rankd.ErrorMessage(err)))
+		} else if ev.Type == rankd.EventSubmission && ev.Submission != nil {
+			noteOutside(ev, line)
 		}
 		return nil
 	})

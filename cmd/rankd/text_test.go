@@ -144,3 +144,30 @@ func TestStandingsTextHiddenUntilEnd(t *testing.T) {
 		}
 	}
 }
+
+// rankd standings names the lines of submissions outside the contest time, which it keeps but counts nowhere,
+// and says how many there are.
+func TestStandingsNamesSubmissionsOutsideTheContest(t *testing.T) {
+	lines := []string{
+		`{"type":"contest","id":"c","data":{"id":"c","name":"C","start_time":"2025-01-01T10:00:00Z","duration":"5:00:00","penalty_time":20}}`,
+		`{"type":"problems","id":"A","data":{"id":"A","label":"A","name":"A","ordinal":0}}`,
+		`{"type":"teams","id":"t1","data":{"id":"t1","name":"One"}}`,
+		`{"type":"submissions","id":"s1","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"-0:01:00"}}`,
+		`{"type":"submissions","id":"s2","data":{"id":"s2","team_id":"t1","problem_id":"A","contest_time":"1:00:00"}}`,
+		`{"type":"submissions","id":"s3","data":{"id":"s3","team_id":"t1","problem_id":"A","contest_time":"5:00:00"}}`,
+	}
+	path := filepath.Join(t.TempDir(), "outside.ndjson")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := run("standings", "--feed", path)
+	for _, want := range []string{"line 4: submission s1 at -0:01:00.000 is outside the contest time",
+		"line 6: submission s3 at 5:00:00.000 is outside the contest time", "2 submissions outside the contest time do not count"} {
+		if err != nil || !strings.Contains(errOut, want) {
+			t.Errorf("got %v, %q; want it to say %q", err, errOut, want)
+		}
+	}
+	if strings.Contains(errOut, "s2") {
+		t.Errorf("got %q; want nothing said of s2, within the contest", errOut)
+	}
+}
