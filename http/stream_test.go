@@ -81,9 +81,18 @@ func (e *env) servedRows(tb testing.TB, view, token string) (uint64, []string) {
 	return sb.Seq, followedRows(stream.Board{Rows: sb.Rows})
 }
 
+// identities are the rows' teams as a board has them: name, organization and groups.
+func identities(rows []stream.Row) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, fmt.Sprintf("%s %q %q %q", r.TeamID, r.TeamName, r.Organization, r.GroupIDs))
+	}
+	return out
+}
+
 // A client that applies the stream holds exactly the server's board: checked at many moments of a whole
-// contest posted in random batches, with bans, rejudges, hidden teams, the thaw and random reconnects, in
-// the public, jury and a team view.
+// contest posted in random batches, with bans and unbans, teams hidden and shown again, renamed, rejudges,
+// hidden teams, the thaw and random reconnects, in the public, jury and a team view.
 func TestStreamKeepsAnExactCopy(t *testing.T) {
 	e := MustOpen(t)
 	lines, _ := streamContest(t, 11)
@@ -126,6 +135,11 @@ func TestStreamKeepsAnExactCopy(t *testing.T) {
 					if got := followedRows(b); strings.Join(got, "\n") != strings.Join(want, "\n") {
 						t.Fatalf("view %s at seq %d: the followed board differs:\ngot  %q\nwant %q", v.view, seq, got, want)
 					}
+					var sb struct{ Rows []stream.Row }
+					e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?view="+v.view, v.token, nil, &sb)
+					if got, want := identities(b.Rows), identities(sb.Rows); !slices.Equal(got, want) {
+						t.Fatalf("view %s at seq %d: the followed board's teams differ:\ngot  %q\nwant %q", v.view, seq, got, want)
+					}
 					break
 				}
 				if time.Now().After(deadline) {
@@ -135,22 +149,34 @@ func TestStreamKeepsAnExactCopy(t *testing.T) {
 			}
 		}
 	}
+	var barred []string // "ban/ID" or "hide/ID"
+	renamed := 0
 	for len(lines) > 0 {
 		n := min(1+rng.IntN(40), len(lines))
 		post(lines[:n])
 		lines = lines[n:]
+		// Teams barred for a while, then back: a row that comes back must come whole.
+		id := fmt.Sprint(1 + rng.IntN(30))
 		switch r := rng.IntN(20); {
 		case r == 0:
-			id := fmt.Sprint(1 + rng.IntN(30))
 			e.Do(t, "POST", "/api/v1/contests/c1/teams/"+id+"/ban", adminToken, nil)
+			barred = append(barred, "ban/"+id)
 		case r == 1:
-			id := fmt.Sprint(1 + rng.IntN(30))
-			e.Do(t, "DELETE", "/api/v1/contests/c1/teams/"+id+"/ban", adminToken, nil)
-		case r == 2:
+			e.Do(t, "POST", "/api/v1/contests/c1/teams/"+id+"/hide", adminToken, nil)
+			barred = append(barred, "hide/"+id)
+		case r == 2 && len(barred) > 0:
+			k := rng.IntN(len(barred))
+			e.Do(t, "DELETE", "/api/v1/contests/c1/teams/"+barred[k], adminToken, nil)
+			barred = slices.Delete(barred, k, k+1)
+			check()
+		case r == 3:
+			renamed++
+			e.Do(t, "POST", "/api/v1/contests/c1/teams", adminToken, fmt.Sprintf(`{"id":%q,"name":"Renamed %d"}`, id, renamed))
+		case r == 4:
 			i := rng.IntN(len(views))
 			cancels[i]()
 			start(i)
-		case r < 6:
+		case r < 8:
 			check()
 		}
 		if rng.IntN(4) == 0 {
