@@ -142,8 +142,9 @@ type channel struct {
 	slots    teamSlots // the contest's, shared by its channels
 	seq      uint64    // the view's sequence number the last frame (or the start) brought clients to
 	// frozen is whether the view hid verdicts as the last frame (or the start) told clients: the clock
-	// freezes a view (or hides it until its end) without moving its number (see checkClock).
-	frozen bool
+	// freezes a view (or hides it until its end) without moving its number (see checkClock). clocked says
+	// that the last frame was such a change, at seq: a client resuming there may have missed it.
+	frozen, clocked bool
 	// own is, for a team's view, the part of seq its own cells moved (see ownSeq) at the last frame.
 	own uint64
 	// next is when the channel's next frame may go: each view is paced on its own, so that when a public
@@ -417,7 +418,7 @@ func (h *hub) frame(b *board.Board, ch *channel, problems string) {
 
 // deliver brings a channel to the number of m, its frame or snapshot, and sends m to its followers.
 func (h *hub) deliver(b *board.Board, ch *channel, m message) {
-	ch.seq, ch.frozen = m.seq, m.frozen
+	ch.seq, ch.frozen, ch.clocked = m.seq, m.frozen, m.seq == m.base
 	if ch.view.Kind == rankd.ViewTeam {
 		ch.own = ownSeq(b, ch.view)
 	}
@@ -552,8 +553,8 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 		ch.idle = time.Time{}
 		if lastSeq != nil {
 			if frames, ok := h.resume(b, ch, *lastSeq); ok {
-				if len(frames) == 0 || frames[len(frames)-1].frozen != ch.frozen {
-					// The client may have heard of no freeze the clock made since its last frame.
+				if len(frames) == 0 && ch.clocked || len(frames) > 0 && frames[len(frames)-1].frozen != ch.frozen {
+					// The client may not have heard of a freeze the clock made since its last frame.
 					frames = append(frames, frozenFrame(ch))
 				}
 				for _, m := range frames {
