@@ -43,6 +43,25 @@ func bigCellBoard(tb testing.TB, rules rankd.Rules, n int, perm []int, verdict f
 	return b, evs
 }
 
+// MustApplyAsRestored applies evs to b (bigCellBoard's) and, after each judgement, checks that b reads as a
+// board restored from its checkpoint, which works every cell out from its submissions, its one cell too.
+func MustApplyAsRestored(tb testing.TB, b *board.Board, evs []rankd.Event) {
+	tb.Helper()
+	for i := range evs {
+		if _, err := b.Apply(&evs[i]); err != nil {
+			tb.Fatal(err)
+		}
+		if evs[i].Type == rankd.EventJudgement {
+			what := fmt.Sprintf("after event %d (judgement of %s)", i, evs[i].Judgement.SubmissionID)
+			r := restore(tb, b)
+			compareBoards(tb, what, b, r, false)
+			if got, want := board.CellResults(b, "t", "A"), board.CellResults(r, "t", "A"); got != want {
+				tb.Fatalf("%s: the cell's results: got %+v, want %+v", what, got, want)
+			}
+		}
+	}
+}
+
 // A cell of many submissions judged in any order, rejudged, with submissions during the freeze: after each
 // judgement it reads as a board restored from a checkpoint, which works every cell out from its
 // submissions, in every view.
@@ -70,19 +89,7 @@ func TestBigCellJudgedInAnyOrder(t *testing.T) {
 						return "WA", float64(i % 5)
 					}
 				})
-				for i := range evs {
-					if _, err := b.Apply(&evs[i]); err != nil {
-						t.Fatal(err)
-					}
-					if evs[i].Type == rankd.EventJudgement {
-						what := fmt.Sprintf("after event %d (judgement of %s)", i, evs[i].Judgement.SubmissionID)
-						r := restore(t, b)
-						compareBoards(t, what, b, r, false)
-						if got, want := board.CellResults(b, "t", "A"), board.CellResults(r, "t", "A"); got != want {
-							t.Fatalf("%s: the cell's results: got %+v, want %+v", what, got, want)
-						}
-					}
-				}
+				MustApplyAsRestored(t, b, evs)
 			})
 		}
 	}
@@ -123,19 +130,7 @@ func TestBigCellSubmittedOutOfOrder(t *testing.T) {
 				return "WA", float64(i % 5)
 			})
 			evs = outOfOrder(evs, n, perm)
-			for i := range evs {
-				if _, err := b.Apply(&evs[i]); err != nil {
-					t.Fatal(err)
-				}
-				if evs[i].Type == rankd.EventJudgement {
-					what := fmt.Sprintf("after event %d (judgement of %s)", i, evs[i].Judgement.SubmissionID)
-					r := restore(t, b)
-					compareBoards(t, what, b, r, false)
-					if got, want := board.CellResults(b, "t", "A"), board.CellResults(r, "t", "A"); got != want {
-						t.Fatalf("%s: the cell's results: got %+v, want %+v", what, got, want)
-					}
-				}
-			}
+			MustApplyAsRestored(t, b, evs)
 		})
 	}
 }
