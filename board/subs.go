@@ -201,7 +201,8 @@ func (b *Board) take(ci int, key uint64) sub {
 		if int(c.n) < cmp.Or(b.bigMin, bigCell) {
 			delete(b.big, int32(ci)) // small again: read as small cells are (indexOf)
 		} else {
-			x.refs = slices.Delete(x.refs, x.place(b, &s), x.place(b, &s)+1)
+			i := x.place(b, &s)
+			x.refs = slices.Delete(x.refs, i, i+1)
 			delete(x.at, key)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -254,7 +255,7 @@ func (s *Server) routes() {
 		if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && p != "" {
 			u := *r.URL
 			u.Path, u.RawPath = p, ""
-			if _, pattern := s.mux.Handler(&http.Request{Method: r.Method, URL: &u, Host: r.Host}); pattern != "/" && pattern != "" {
+			if s.routed(r.Method, &u, r.Host) {
 				s.error(w, r, rankd.Errorf(rankd.ENOTFOUND, "no such endpoint: %s %s (without the final slash: %s)", r.Method, r.URL.Path, p))
 				return
 			}
@@ -277,7 +278,7 @@ func (s *Server) allowed(r *http.Request) string {
 		if m == r.Method {
 			continue
 		}
-		if _, pattern := s.mux.Handler(&http.Request{Method: m, URL: r.URL, Host: r.Host}); pattern != "/" && pattern != "" {
+		if s.routed(m, r.URL, r.Host) {
 			allow = append(allow, m)
 			if m == http.MethodGet {
 				allow = append(allow, http.MethodHead) // a GET pattern takes HEAD too
@@ -285,6 +286,12 @@ func (s *Server) allowed(r *http.Request) string {
 		}
 	}
 	return strings.Join(allow, ", ")
+}
+
+// routed reports whether a route of the API takes method on u (the catch-all is none).
+func (s *Server) routed(method string, u *url.URL, host string) bool {
+	_, pattern := s.mux.Handler(&http.Request{Method: method, URL: u, Host: host})
+	return pattern != "/" && pattern != "" // "": a redirect to the clean path
 }
 
 // handlerFunc is a handler that returns its error for the server to report.
