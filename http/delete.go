@@ -78,6 +78,7 @@ func (h *hub) forget(cid string) {
 				f.gone.Store(true)
 				close(f.dropped)
 			}
+			clear(ch.subs) // frames on their way to them (fanOut) do not drop them again
 		}
 		delete(h.contests, cid)
 	}

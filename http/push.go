@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -94,6 +93,10 @@ type hub struct {
 	kick chan struct{}
 	// tick is the least time between two frames of a channel.
 	tick time.Duration
+	// outbox holds the frames made and not yet sent to their followers (see fanOut); spare, lists of
+	// followers to reuse.
+	outbox []delivery
+	spare  [][]*follower
 
 	// snaps are the latest snapshot of each view followed, shared by its subscribers of that version (a board
 	// of 10,000 teams is megabytes and tens of milliseconds to render: a burst of connections rendered one
@@ -163,15 +166,6 @@ type channel struct {
 	idle time.Time
 }
 
-// follower is one client's queue of events; when it overflows, the client is dropped.
-type follower struct {
-	events  chan *message // shared by the channel's followers: a queue of 256 costs 2 KB, not 16
-	dropped chan struct{}
-	// gone says, once dropped is closed, that the contest was deleted: the client is told so, and does not
-	// resume (with the number of a board that is no more, on a contest created again with the id).
-	gone atomic.Bool
-}
-
 // notify records the rows changed by an event; the engine calls it under the contest's write lock.
 func (h *hub) notify(contestID string, diffs []board.Diff) {
 	h.mu.Lock()
@@ -219,6 +213,7 @@ func (h *hub) run(ctx context.Context, tick time.Duration) {
 		case <-wake.C:
 		case <-clock.C:
 			h.checkClock()
+			h.fanOut()
 			continue
 		}
 		// What changes within a tick of a channel's last frame waits for the tick's end, so a busy board
@@ -226,6 +221,7 @@ func (h *hub) run(ctx context.Context, tick time.Duration) {
 		if wait := h.flush(time.Now()); wait > 0 {
 			wake.Reset(wait)
 		}
+		h.fanOut()
 	}
 }
 
@@ -423,8 +419,73 @@ func (h *hub) deliver(b *board.Board, ch *channel, m message) {
 		ch.own = ownSeq(b, ch.view)
 	}
 	ch.next = time.Now().Add(h.tick)
+	if len(ch.subs) == 0 {
+		return
+	}
+	d := delivery{ch: ch, m: &m}
+	if n := len(h.spare); n > 0 {
+		d.to, h.spare = h.spare[n-1], h.spare[:n-1]
+	}
 	for f := range ch.subs {
-		h.send(ch, f, &m)
+		d.to = append(d.to, f)
+	}
+	h.outbox = append(h.outbox, d)
+	select { // the frame maker sends it (fanOut)
+	case h.kick <- struct{}{}:
+	default:
+	}
+}
+
+func hasKey[K comparable, V any](m map[K]V, k K) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// delivery is a frame or snapshot for the followers a channel had when it was made.
+type delivery struct {
+	ch *channel
+	m  *message
+	to []*follower
+}
+
+// fanOut sends the frames made since it last ran to their followers, in the order they were made, with no
+// lock held: written directly to most connections (see direct.go), that takes a while with thousands of
+// followers, and neither commits (which wait for the read lock frames are made under) nor new followers wait
+// for it. A follower whose queue is full is dropped: a slow client never holds up the board or the others;
+// it reconnects and resumes. Only the frame maker calls it, so each follower gets its frames in order.
+func (h *hub) fanOut() {
+	h.mu.Lock()
+	out := h.outbox
+	h.outbox = nil
+	h.mu.Unlock()
+	var full []delivery
+	var count [sentSplit + 1]float64
+	for _, d := range out {
+		for _, f := range d.to {
+			how := f.send(d.m)
+			count[how]++
+			if how == sentNot {
+				full = append(full, delivery{ch: d.ch, to: []*follower{f}})
+			}
+		}
+	}
+	if h.s != nil && len(out) > 0 {
+		h.s.framesSent.direct.Add(count[sentDirect])
+		h.s.framesSent.split.Add(count[sentSplit])
+		h.s.framesSent.queued.Add(count[sentQueued])
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, d := range full {
+		if f := d.to[0]; hasKey(d.ch.subs, f) {
+			delete(d.ch.subs, f)
+			close(f.dropped)
+			h.left(d.ch)
+		}
+	}
+	for _, d := range out {
+		clear(d.to)
+		h.spare = append(h.spare, d.to[:0])
 	}
 }
 
@@ -472,18 +533,6 @@ func placeRows(b *board.Board, v rankd.View, teams []string, f *diffFrame, trim 
 	}
 }
 
-// send queues m for a follower, dropping the follower when its queue is full: a slow client never holds
-// up the board or the others; it reconnects and resumes.
-func (h *hub) send(ch *channel, f *follower, m *message) {
-	select {
-	case f.events <- m:
-	default:
-		delete(ch.subs, f)
-		close(f.dropped)
-		h.left(ch)
-	}
-}
-
 // left notes that a follower left a channel, with h.mu held: the last one starts its linger (see
 // channel.idle).
 func (h *hub) left(ch *channel) {
@@ -502,8 +551,8 @@ func (h *hub) left(ch *channel) {
 
 // subscribe adds a follower of a view and queues what brings it up to date: the frames after lastSeq when
 // the window still has them all, else a snapshot of the view.
-func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follower, error) {
-	f := &follower{events: make(chan *message, DefaultBuffer), dropped: make(chan struct{})}
+func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64, out *directOut) (*follower, error) {
+	f := &follower{events: make(chan *message, DefaultBuffer), dropped: make(chan struct{}), out: out}
 	gen := h.s.deletions.of(contestID)
 	err := h.s.readBoard(contestID, v, func(b *board.Board, _ int64) error {
 		// A new client's snapshot is had before h.mu, which every contest's frames need: rendering one
@@ -558,7 +607,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 					frames = append(frames, frozenFrame(ch))
 				}
 				for _, m := range frames {
-					f.events <- &m
+					f.queue(&m)
 				}
 				return nil
 			}
@@ -569,7 +618,7 @@ func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64) (*follo
 			}
 		}
 		h.keepSnapshot(contestID, v, b.Seq(v), h.s.frozen(b, v), snap)
-		f.events <- &snap
+		f.queue(&snap)
 		return nil
 	})
 	if err != nil {
@@ -619,7 +668,7 @@ func framesAfter(window []message, seq, last uint64) ([]message, bool) {
 	}
 	for i, m := range window {
 		if m.base == seq {
-			if len(window)-i > DefaultBuffer {
+			if len(window)-i >= DefaultBuffer { // room for a frozenFrame after them
 				return nil, false
 			}
 			return window[i:], true

@@ -10,16 +10,13 @@ import (
 
 // A follower whose queue is full is dropped at once: the others and the board never wait for it.
 func TestSlowFollowerIsDropped(t *testing.T) {
-	h := &hub{contests: map[string]*contestChannels{}}
-	ch := &channel{subs: map[*follower]struct{}{}}
+	h := &hub{contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
+	ch := &channel{view: rankd.PublicView, subs: map[*follower]struct{}{}}
 	slow := &follower{events: make(chan *message, 2), dropped: make(chan struct{})}
 	fast := &follower{events: make(chan *message, 8), dropped: make(chan struct{})}
 	ch.subs[slow], ch.subs[fast] = struct{}{}, struct{}{}
 	for i := range 3 {
-		m := &message{seq: uint64(i + 1), base: uint64(i)}
-		for f := range ch.subs {
-			h.send(ch, f, m)
-		}
+		mustDeliver(t, h, ch, message{seq: uint64(i + 1), base: uint64(i)})
 		<-fast.events // the fast one keeps up
 	}
 	select {
@@ -33,6 +30,15 @@ func TestSlowFollowerIsDropped(t *testing.T) {
 	if _, ok := ch.subs[fast]; !ok {
 		t.Error("the fast follower was dropped")
 	}
+}
+
+// mustDeliver sends m to the followers of ch as the frame maker does.
+func mustDeliver(tb testing.TB, h *hub, ch *channel, m message) {
+	tb.Helper()
+	h.mu.Lock()
+	h.deliver(nil, ch, m)
+	h.mu.Unlock()
+	h.fanOut()
 }
 
 func TestResume(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"rankd"
 )
 
-// A channel whose last follower was dropped as too slow (send, its queue full) lingers as when it leaves:
+// A channel whose last follower was dropped as too slow (its queue full) lingers as when it leaves:
 // the frame maker took its zero idle time for long ago and let it go at once, and a team's page (its view's
 // only follower) whose network stalled long enough to fill the queue reconnected to a snapshot.
 func TestDroppedFollowerChannelLingers(t *testing.T) {
@@ -19,9 +19,8 @@ func TestDroppedFollowerChannelLingers(t *testing.T) {
 	cc := &contestChannels{views: map[rankd.View]*channel{v: ch}, teamPublic: map[string]struct{}{}, teams: 1, slots: teamSlots{}}
 	h.contests["c1"] = cc
 
-	h.mu.Lock()
-	h.send(ch, f, &message{seq: 2, base: 1}) // too slow: dropped
-	h.mu.Unlock()
+	h.outbox = []delivery{{ch: ch, m: &message{seq: 2, base: 1}, to: []*follower{f}}}
+	h.fanOut() // too slow: dropped
 	<-f.dropped
 
 	var wait time.Duration

@@ -102,11 +102,13 @@ type Server struct {
 	BodyTimeout time.Duration
 	// snapshotsRendered counts the live streams' snapshots rendered (each shared by its version's clients).
 	snapshotsRendered prometheus.Counter
-	finals            finalCache
-	pasts             past // boards of past moments and teams' histories (history.go)
-	finalLoads        *prometheus.CounterVec
-	mux               *http.ServeMux
-	srv               *http.Server
+	// framesSent counts the frames of live streams by how they reached their connections (see direct.go).
+	framesSent struct{ direct, split, queued prometheus.Counter }
+	finals     finalCache
+	pasts      past // boards of past moments and teams' histories (history.go)
+	finalLoads *prometheus.CounterVec
+	mux        *http.ServeMux
+	srv        *http.Server
 }
 
 // NewServer returns a server with its routes; reg receives the HTTP metrics and gatherer serves /metrics.
@@ -138,7 +140,12 @@ func NewServer(e *engine.Engine, store Store, auth *Auth, reg prometheus.Registe
 		mux:         http.NewServeMux(),
 		CrossOrigin: true,
 	}
-	reg.MustRegister(s.latency, s.pagesRendered, s.snapshotsRendered, s.finalLoads)
+	sent := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rankd_stream_frames_sent_total",
+		Help: "Frames of live streams given to their clients, by how: written to the connection by the frame maker (direct), in part (split: the rest by the stream's goroutine), or queued for the stream's goroutine (queued: the connection was busy, or a client behind).",
+	}, []string{"how"})
+	s.framesSent.direct, s.framesSent.split, s.framesSent.queued = sent.WithLabelValues("direct"), sent.WithLabelValues("split"), sent.WithLabelValues("queued")
+	reg.MustRegister(s.latency, s.pagesRendered, s.snapshotsRendered, s.finalLoads, sent)
 	s.push = &hub{s: s, contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
 	s.feeds.deletions = &s.deletions
 	s.closing = make(chan struct{})
@@ -462,12 +469,12 @@ func (s *Server) Listen(addr string) (net.Addr, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.serve(ln)
+	s.Serve(ln)
 	return ln.Addr(), nil
 }
 
-// serve serves on ln in the background.
-func (s *Server) serve(ln net.Listener) {
+// Serve serves on ln in the background, until Shutdown.
+func (s *Server) Serve(ln net.Listener) {
 	s.srv = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,6 +76,23 @@ type options struct {
 	bodyTimeout time.Duration
 	// maxBody bounds request bodies; a megabyte when zero.
 	maxBody int64
+	// sendBuffer, when set, is the size of the socket send buffer of the server's connections: a client
+	// that reads slowly fills a small one soon.
+	sendBuffer int
+}
+
+// sendBufferListener sets the send buffer of the connections it accepts.
+type sendBufferListener struct {
+	net.Listener
+	size int
+}
+
+func (l sendBufferListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok && l.size > 0 {
+		_ = tc.SetWriteBuffer(l.size)
+	}
+	return c, err
 }
 
 // MustOpenWith is MustOpen with options.
@@ -115,11 +132,15 @@ func MustOpenWith(tb testing.TB, o options) *env {
 	s.BodyTimeout = o.bodyTimeout
 	s.MaxStreams = o.maxStreams
 	s.StartPush(cmp.Or(o.tick, 5*time.Millisecond))
-	ts := httptest.NewServer(s)
-	e.URL = ts.URL
+	// Served as rankd serve serves: over the server's own listener, whose connections streams write to
+	// directly (see direct.go).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.Serve(sendBufferListener{ln, o.sendBuffer})
+	e.URL = "http://" + ln.Addr().String()
 	tb.Cleanup(func() {
-		ts.CloseClientConnections()
-		ts.Close()
 		if err := s.Shutdown(ctx); err != nil {
 			tb.Error(err)
 		}

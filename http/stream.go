@@ -62,28 +62,32 @@ func (sw *streamWriter) write(parts ...[]byte) bool {
 	sw.parts = sw.parts[:0]
 	for _, p := range parts {
 		d := deflate(p)
-		sw.parts = sw.add(sw.parts, &d)
+		sw.crc, sw.size = crc32Combine(sw.crc, d.crc, d.shift), sw.size+d.size
+		sw.parts = append(sw.parts, d.data)
 	}
 	return sw.sendParts()
 }
 
 // writeFrames writes frames as write does, each compressed once for all the clients that take it compressed.
 func (sw *streamWriter) writeFrames(frames []*message) bool {
-	sw.parts = sw.parts[:0]
-	for _, m := range frames {
-		if sw.gzip {
-			sw.parts = sw.add(sw.parts, m.deflated())
-		} else {
-			sw.parts = append(sw.parts, m.data)
-		}
-	}
+	sw.parts, sw.crc, sw.size = sw.pieces(sw.parts[:0], frames)
 	return sw.sendParts()
 }
 
-// add appends a compressed piece to parts, counting what it holds.
-func (sw *streamWriter) add(parts [][]byte, d *deflated) [][]byte {
-	sw.crc, sw.size = crc32Combine(sw.crc, d.crc, d.shift), sw.size+d.size
-	return append(parts, d.data)
+// pieces appends to parts what the frames are in the body, and returns them with what the gzip trailer
+// would count after them.
+func (sw *streamWriter) pieces(parts [][]byte, frames []*message) (_ [][]byte, crc, size uint32) {
+	crc, size = sw.crc, sw.size
+	for _, m := range frames {
+		if !sw.gzip {
+			parts = append(parts, m.data)
+			continue
+		}
+		d := m.deflated()
+		crc, size = crc32Combine(crc, d.crc, d.shift), size+d.size
+		parts = append(parts, d.data)
+	}
+	return parts, crc, size
 }
 
 // sendParts sends the scratch parts, letting go of them: frames are shared by every client.
@@ -101,8 +105,7 @@ func (sw *streamWriter) end() {
 	}
 }
 
-// send writes parts as they are and flushes them. The write deadline is moved once a second, not per write:
-// with thousands of clients, timers cost.
+// send writes parts as they are and flushes them.
 func (sw *streamWriter) send(parts [][]byte) (ok bool) {
 	if sw.failed {
 		return false
@@ -111,13 +114,7 @@ func (sw *streamWriter) send(parts [][]byte) (ok bool) {
 	for _, p := range parts {
 		size += len(p)
 	}
-	// Ten seconds, and one more per 64 KiB: a client reading 200 KB/s gets a snapshot of a board of 10,000
-	// teams (7 MB), which a flat 10 s cut off for ever, each reconnection sending it again.
-	need := 10*time.Second + time.Duration(size>>16)*time.Second
-	if now := time.Now(); sw.deadline.Sub(now) < need-time.Second {
-		sw.deadline = now.Add(need)
-		_ = sw.rc.SetWriteDeadline(sw.deadline)
-	}
+	sw.extendDeadline(size)
 	ok = true
 	if sw.conn != nil {
 		sw.conn.hold(parts...)
@@ -137,6 +134,18 @@ func (sw *streamWriter) send(parts [][]byte) (ok bool) {
 	ok = ok && sw.rc.Flush() == nil
 	sw.failed = !ok
 	return ok
+}
+
+// extendDeadline gives a write of size bytes time: ten seconds, and one more per 64 KiB (a client reading
+// 200 KB/s gets a snapshot of a board of 10,000 teams, 7 MB, which a flat 10 s cut off for ever, each
+// reconnection sending it again). It is moved once a second, not per write: with thousands of clients, timers
+// cost.
+func (sw *streamWriter) extendDeadline(size int) {
+	need := 10*time.Second + time.Duration(size>>16)*time.Second
+	if now := time.Now(); sw.deadline.Sub(now) < need-time.Second {
+		sw.deadline = now.Add(need)
+		_ = sw.rc.SetWriteDeadline(sw.deadline)
+	}
 }
 
 // openStream counts a live stream (an SSE stream or an event feed) that is about to open, or refuses it when
@@ -241,13 +250,15 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 	if r.Context().Err() != nil {
 		return nil // gone already (a client that opens streams and drops them): no snapshot for nobody
 	}
-	f, err := s.push.subscribe(cid, v, last)
+	f, err := s.push.subscribe(cid, v, last, newDirectOut(sw, s.unrevoked(v)))
 	if err != nil {
 		// The headers are gone: say it as an event the client can read.
 		sw.write(errorEvent(errorBody{Code: rankd.ErrorCode(err), Message: rankd.ErrorMessage(err)}))
 		return nil
 	}
 	defer s.push.unsubscribe(cid, v, f)
+	defer f.end(sw)
+	say := func(b []byte) bool { return f.with(sw, func() bool { return sw.write(b) }, 0) }
 	allowed := s.allowedStill(r, cid, v)
 	var queued []*message
 	for {
@@ -258,7 +269,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			return nil // the client reconnects to another node, or to this one once it is back
 		case <-f.dropped:
 			if f.gone.Load() {
-				sw.write(errorEvent(errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
+				say(errorEvent(errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
 			}
 			return nil
 		case m := <-f.events:
@@ -275,13 +286,13 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 					more = false
 				}
 			}
-			ok := sw.writeFrames(queued)
+			ok := f.write(sw, queued)
 			clear(queued) // the frames, shared by every client, are not kept for this one
 			if !ok {
 				return nil
 			}
 		case <-heartbeat.C:
-			if !s.stillAllows(r, cid, v) || !sw.write([]byte(": ping\n\n")) {
+			if !s.stillAllows(r, cid, v) || !say([]byte(": ping\n\n")) {
 				return nil
 			}
 		}
@@ -303,6 +314,16 @@ func (s *Server) allowedStill(r *http.Request, cid string, v rankd.View) func() 
 		}
 		return true
 	}
+}
+
+// unrevoked returns what tells, from any goroutine, that a stream's token surely still grants its view: for a
+// team's view, that no token was revoked on this server since the stream began.
+func (s *Server) unrevoked(v rankd.View) func() bool {
+	if v.Kind != rankd.ViewTeam {
+		return func() bool { return true }
+	}
+	seen := s.revocations.Load()
+	return func() bool { return s.revocations.Load() == seen }
 }
 
 // stillAllows reports whether the token of a stream's request still grants its view: a team's token revoked

@@ -416,7 +416,7 @@ func MustServe(tb testing.TB, s *Server) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s.serve(ln)
+	s.Serve(ln)
 	tb.Cleanup(func() { s.srv.Close() })
 	return ln.Addr().String()
 }

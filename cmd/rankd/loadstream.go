@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,62 +123,27 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 	}
 
 	var frames, gaps, dropped atomic.Int64
-	var latMu sync.Mutex
-	lat := make(histogram, histogramMs+1)
 	var post posted
+	var countsMu sync.Mutex
+	var allCounts []*sseCounts
 	connected := make(chan bool, sl.clients)
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 100) // connections opened at once
-	// A tick's frame is tens of KB: read in 4 KiB (the default), each took several passes through the
-	// network stack, on the same cores as the server measured.
-	streamClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true, ReadBufferSize: 32 << 10}}
-	for range sl.clients {
-		wg.Go(func() {
-			sem <- struct{}{}
-			req, err := http.NewRequestWithContext(cctx, "GET", base+"/scoreboard/stream?view=jury", nil)
-			if err == nil {
-				req.Header.Set("Authorization", "Bearer "+sl.tokenJ)
-			}
-			var resp *http.Response
-			if err == nil {
-				resp, err = streamClient.Do(req)
-			}
-			<-sem
-			if err != nil || resp.StatusCode != http.StatusOK {
-				connected <- false
-				return
-			}
-			defer resp.Body.Close()
-			mine := make(histogram, histogramMs+1)
-			defer func() {
-				latMu.Lock()
-				for i, n := range mine {
-					lat[i] += n
-				}
-				latMu.Unlock()
-			}()
-			first := true
-			// The stream only ends with an error: the connection closed.
-			_ = readEvents(resp.Body, func() {
-				if first {
-					connected <- true
-					first = false
-				}
-				frames.Add(1)
-			}, func(prev, seq uint64) {
-				now := time.Now()
-				post.each(prev, seq, func(at time.Time) { mine.add(now.Sub(at)) })
-			}, &gaps)
-			if first {
-				connected <- false
-			}
-			if cctx.Err() == nil {
-				dropped.Add(1)
-			}
-		})
+	u, err := url.Parse(base + "/scoreboard/stream?view=jury")
+	if err != nil {
+		return res, err
 	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		followStreams(cctx, sseFollow{u: u, token: sl.tokenJ, n: sl.clients, connected: connected, dropped: &dropped,
+			counts: func() *sseCounts {
+				c := &sseCounts{frames: &frames, gaps: &gaps, post: &post, lat: make(histogram, histogramMs+1)}
+				countsMu.Lock()
+				allCounts = append(allCounts, c)
+				countsMu.Unlock()
+				return c
+			}})
+	})
 	for range sl.clients {
 		if <-connected {
 			res.Connected++
@@ -207,6 +173,12 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 	res.JudgementsPerSec = float64(res.JudgementsPosted) / res.Seconds
 	res.Frames, res.Gaps, res.Dropped = frames.Load(), gaps.Load(), dropped.Load()
 	res.FramesPerSec = float64(res.Frames) / (res.Seconds + 1)
+	lat := make(histogram, histogramMs+1)
+	for _, c := range allCounts {
+		for i, n := range c.lat {
+			lat[i] += n
+		}
+	}
 	res.P50ms, res.P95ms, res.P99ms, res.MaxMs = lat.quantile(0.50), lat.quantile(0.95), lat.quantile(0.99), lat.quantile(1)
 	res.RSSBeforeMB, res.RSSConnectedMB, res.RSSEndMB = rssBefore/1e6, rssConnected/1e6, rssEnd/1e6
 	if res.Connected > 0 {
@@ -214,53 +186,6 @@ func loadStream(ctx context.Context, sl streamLoad) (streamResult, error) {
 	}
 	res.ServerCPU = 100 * (cpuAfter - cpuBefore) / (res.Seconds + 1)
 	return res, nil
-}
-
-// readEvents reads a stream's events until it ends (always with an error), keeping only their name, id and base_seq: a line is read in pieces
-// of at most 4 KiB, so that thousands of clients cost little. delivered is called with the sequence
-// numbers a frame moved the client from and to; gaps counts diffs that do not start where the client is.
-func readEvents(body io.Reader, event func(), delivered func(prev, seq uint64), gaps *atomic.Int64) error {
-	br := bufio.NewReaderSize(body, 4096)
-	var name string
-	var seq, base, at uint64
-	have := false
-	startOfLine := true
-	for {
-		line, err := br.ReadSlice('\n')
-		if err != nil && err != bufio.ErrBufferFull {
-			return err
-		}
-		whole := err == nil
-		if startOfLine {
-			switch {
-			case len(bytes.TrimSpace(line)) == 0:
-				if name != "" {
-					event()
-					if name == "diff" && have && base != at {
-						gaps.Add(1)
-					}
-					if have {
-						delivered(at, seq)
-					}
-					at, have = seq, true
-				}
-				name, seq, base = "", 0, 0
-			case bytes.HasPrefix(line, []byte("event: ")):
-				name = string(bytes.TrimSpace(line[7:]))
-			case bytes.HasPrefix(line, []byte("id: ")):
-				seq, _ = strconv.ParseUint(string(bytes.TrimSpace(line[4:])), 10, 64)
-			case bytes.HasPrefix(line, []byte("data: ")) && name == "diff":
-				if i := bytes.Index(line, []byte(`"base_seq":`)); i >= 0 {
-					rest := line[i+11:]
-					j := bytes.IndexAny(rest, ",}")
-					if j > 0 {
-						base, _ = strconv.ParseUint(string(rest[:j]), 10, 64)
-					}
-				}
-			}
-		}
-		startOfLine = whole
-	}
 }
 
 // createLoadContest defines the contest the load runs on (no freeze, so every judgement shows at once),

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	neturl "net/url"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"time"
@@ -46,6 +47,7 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 	rate := fs.Int("rate", 1000, "stream: judgements posted per second")
 	teams := fs.Int("teams", 1000, "stream: teams of the contest the load creates")
 	problems := fs.Int("problems", 12, "stream: problems of that contest")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the load tool itself to this file (its own cost, on the server's cores)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -93,6 +95,17 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 			}
 			return err
 		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var res loadResult
 	switch *mode {
