@@ -18,6 +18,7 @@ import (
 
 // follower is one client's queue of events; when it overflows, the client is dropped.
 type follower struct {
+	id      uint64        // which goroutine of fanOut sends to it
 	events  chan *message // shared by the channel's followers: a queue of 256 costs 2 KB, not 16
 	dropped chan struct{}
 	// gone says, once dropped is closed, that the contest was deleted: the client is told so, and does not

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -97,6 +99,8 @@ type hub struct {
 	// followers to reuse.
 	outbox []delivery
 	spare  [][]*follower
+	// followers numbers the followers (follower.id).
+	followers atomic.Uint64
 
 	// snaps are the latest snapshot of each view followed, shared by its subscribers of that version (a board
 	// of 10,000 teams is megabytes and tens of milliseconds to render: a burst of connections rendered one
@@ -448,6 +452,16 @@ type delivery struct {
 	to []*follower
 }
 
+// fanOutPart is the fewest sends a goroutine of fanOut takes on: a frame for a few followers is not worth a
+// goroutine.
+const fanOutPart = 256
+
+// fanOutSends is what a goroutine of fanOut did: its sends by how, and the followers whose queue was full.
+type fanOutSends struct {
+	count [sentSplit + 1]float64
+	full  []delivery
+}
+
 // fanOut sends the frames made since it last ran to their followers, in the order they were made, with no
 // lock held: written directly to most connections (see direct.go), that takes a while with thousands of
 // followers, and neither commits (which wait for the read lock frames are made under) nor new followers wait
@@ -458,15 +472,38 @@ func (h *hub) fanOut() {
 	out := h.outbox
 	h.outbox = nil
 	h.mu.Unlock()
+	// Thousands of writes per frame: spread over the cores, each follower's frames on one of them (by its
+	// id: a channel's followers are listed in another order each frame), in order.
+	n := 0
+	for _, d := range out {
+		n += len(d.to)
+	}
+	parts := min(runtime.GOMAXPROCS(0), max(n/fanOutPart, 1))
+	sends := make([]fanOutSends, parts)
+	var wg sync.WaitGroup
+	for p := range sends {
+		wg.Go(func() {
+			for _, d := range out {
+				for _, f := range d.to {
+					if f.id%uint64(parts) != uint64(p) {
+						continue
+					}
+					how := f.send(d.m)
+					sends[p].count[how]++
+					if how == sentNot {
+						sends[p].full = append(sends[p].full, delivery{ch: d.ch, to: []*follower{f}})
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 	var full []delivery
 	var count [sentSplit + 1]float64
-	for _, d := range out {
-		for _, f := range d.to {
-			how := f.send(d.m)
-			count[how]++
-			if how == sentNot {
-				full = append(full, delivery{ch: d.ch, to: []*follower{f}})
-			}
+	for _, p := range sends {
+		full = append(full, p.full...)
+		for how, k := range p.count {
+			count[how] += k
 		}
 	}
 	if h.s != nil && len(out) > 0 {
@@ -552,7 +589,7 @@ func (h *hub) left(ch *channel) {
 // subscribe adds a follower of a view and queues what brings it up to date: the frames after lastSeq when
 // the window still has them all, else a snapshot of the view.
 func (h *hub) subscribe(contestID string, v rankd.View, lastSeq *uint64, out *directOut) (*follower, error) {
-	f := &follower{events: make(chan *message, DefaultBuffer), dropped: make(chan struct{}), out: out}
+	f := &follower{id: h.followers.Add(1), events: make(chan *message, DefaultBuffer), dropped: make(chan struct{}), out: out}
 	gen := h.s.deletions.of(contestID)
 	err := h.s.readBoard(contestID, v, func(b *board.Board, _ int64) error {
 		// A new client's snapshot is had before h.mu, which every contest's frames need: rendering one

@@ -173,3 +173,36 @@ func (s *Server) StreamFollowers(contestID string) map[string]int {
 	}
 	return out
 }
+
+// Frames for many followers are sent by several goroutines at once: each follower still gets every frame, in
+// the order they were made, and one whose queue overflows is dropped.
+func TestFanOutKeepsEachFollowersOrder(t *testing.T) {
+	h := &hub{contests: map[string]*contestChannels{}, kick: make(chan struct{}, 1)}
+	ch := &channel{view: rankd.PublicView, subs: map[*follower]struct{}{}}
+	var followers []*follower
+	for i := range 3 * fanOutPart {
+		f := &follower{id: uint64(i), events: make(chan *message, 8), dropped: make(chan struct{})}
+		followers = append(followers, f)
+		ch.subs[f] = struct{}{}
+	}
+	slow := &follower{events: make(chan *message, 2), dropped: make(chan struct{})}
+	ch.subs[slow] = struct{}{}
+	h.mu.Lock()
+	for i := range 5 {
+		h.deliver(nil, ch, message{seq: uint64(i + 1), base: uint64(i)})
+	}
+	h.mu.Unlock()
+	h.fanOut()
+	for i, f := range followers {
+		for want := uint64(1); want <= 5; want++ {
+			if m := <-f.events; m.seq != want {
+				t.Fatalf("follower %d: got frame %d, want %d", i, m.seq, want)
+			}
+		}
+	}
+	select {
+	case <-slow.dropped:
+	default:
+		t.Error("the follower whose queue overflowed was not dropped")
+	}
+}
