@@ -252,9 +252,9 @@ func followConns(ctx context.Context, f sseFollow) {
 				f.connected <- false
 				return
 			}
-			stop := context.AfterFunc(ctx, func() { conn.Close() })
+			stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 			defer stop()
-			defer conn.Close()
+			defer func() { _ = conn.Close() }()
 			counts := f.counts()
 			var p sseParser
 			buf := make([]byte, 32<<10)

@@ -71,14 +71,14 @@ func (l *epollLoop) add(fd int) error {
 	defer l.mu.Unlock()
 	slot := len(l.fds)
 	if slot == len(l.conns) || l.epfd < 0 {
-		unix.Close(fd)
+		_ = unix.Close(fd)
 		return errors.New("no room for the connection")
 	}
 	l.fds = append(l.fds, fd)
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: int32(slot)}
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		l.fds[slot] = -1
-		unix.Close(fd)
+		_ = unix.Close(fd)
 		return err
 	}
 	return nil
@@ -118,7 +118,7 @@ func (l *epollLoop) closeSlot(slot int) {
 	defer l.mu.Unlock()
 	if fd := l.fds[slot]; fd >= 0 {
 		_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, fd, nil)
-		unix.Close(fd)
+		_ = unix.Close(fd)
 		l.fds[slot] = -1
 	}
 }
@@ -128,12 +128,12 @@ func (l *epollLoop) close() {
 	defer l.mu.Unlock()
 	for i, fd := range l.fds {
 		if fd >= 0 {
-			unix.Close(fd)
+			_ = unix.Close(fd)
 			l.fds[i] = -1
 		}
 	}
 	if l.epfd >= 0 {
-		unix.Close(l.epfd)
+		_ = unix.Close(l.epfd)
 		l.epfd = -1
 	}
 }
@@ -166,7 +166,7 @@ func dialRaw(addr *net.TCPAddr, req []byte) (int, error) {
 		err = unix.SetNonblock(fd, true)
 	}
 	if err != nil {
-		unix.Close(fd)
+		_ = unix.Close(fd)
 		return -1, err
 	}
 	return fd, nil
