@@ -127,7 +127,7 @@ type directOut struct {
 
 // newDirectOut returns the directOut of a stream, or nil when its frames can only go through Go's server.
 func newDirectOut(sw *streamWriter, granted func() bool) *directOut {
-	if sw.conn == nil || !canWritev {
+	if sw.conn == nil || !sw.chunked || !canWritev {
 		return nil
 	}
 	sc, ok := sw.conn.Conn.(syscall.Conn)

@@ -31,7 +31,7 @@ func startStream(w http.ResponseWriter, r *http.Request, contentType string, gz 
 	}
 	w.WriteHeader(http.StatusOK)
 	if c, ok := r.Context().Value(connKey{}).(*wholeConn); ok && r.ProtoMajor == 1 {
-		sw.conn = c
+		sw.conn, sw.chunked = c, r.ProtoAtLeast(1, 1)
 	}
 	return sw
 }
@@ -44,6 +44,7 @@ type streamWriter struct {
 	w        http.ResponseWriter
 	rc       *http.ResponseController
 	conn     *wholeConn // nil when the connection's writes cannot be held
+	chunked  bool       // the body goes in chunks (HTTP/1.1); an HTTP/1.0 client's goes as it is
 	deadline time.Time
 	// gzip says the body is compressed: crc and size are those of what it holds so far, head the gzip
 	// header until the first write sends it.

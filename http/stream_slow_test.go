@@ -129,3 +129,50 @@ func (e *env) mustFramesSent(tb testing.TB) map[string]float64 {
 	}
 	return got
 }
+
+// An HTTP/1.0 client's stream is not chunked: its frames go as they are, whoever writes them.
+func TestStreamToHTTP10Client(t *testing.T) {
+	e := MustOpen(t)
+	e.MustContest(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	_, err = conn.Write([]byte("GET /api/v1/contests/c1/scoreboard/stream?view=jury HTTP/1.0\r\nAuthorization: Bearer " + judgeToken + "\r\n\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(rd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.TransferEncoding) != 0 {
+		t.Fatalf("got Transfer-Encoding %q for an HTTP/1.0 client, want none", resp.TransferEncoding)
+	}
+	readEvent := func() string {
+		t.Helper()
+		var ev []string
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil {
+				t.Fatalf("after %q: %v", ev, err)
+			}
+			if line == "\n" && len(ev) > 0 {
+				return strings.Join(ev, "")
+			}
+			if line != "\n" && !strings.HasPrefix(line, ":") { // not the heartbeats
+				ev = append(ev, line)
+			}
+		}
+	}
+	for !strings.HasPrefix(readEvent(), "event: snapshot\n") {
+	}
+	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
+		`{"type":"judgements","data":{"id":"j10","submission_id":"s3","judgement_type_id":"AC","start_contest_time":"4:21:00"}}`+"\n", nil)
+	if got := readEvent(); !strings.HasPrefix(got, "event: diff\nid: ") {
+		t.Errorf("after a judgement: got %q, want a diff as it is (no chunk's size before it)", got)
+	}
+}
