@@ -76,7 +76,7 @@ func TestBanAndHideTakeTeamsOffThePublicBoard(t *testing.T) {
 func TestFreezeAndThawByHand(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	e.now = contestStart.Add(2 * time.Hour) // before the scheduled freeze
+	e.SetNow(contestStart.Add(2 * time.Hour)) // before the scheduled freeze
 	var p page
 	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p)
 	if p.Frozen {
@@ -110,7 +110,7 @@ func TestFreezeAndThawByHand(t *testing.T) {
 		t.Errorf("freezing twice: got %d, want 409", r.Status)
 	}
 	// Thawed during the contest: the freeze is lifted.
-	e.now = contestStart.Add(2*time.Hour + 30*time.Minute)
+	e.SetNow(contestStart.Add(2*time.Hour + 30*time.Minute))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
 	if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/t3", "", nil, &row); row.Solved != 1 {
 		t.Errorf("the freeze lifted at 2:30: public sees t3 with %d solved, want 1", row.Solved)
@@ -119,7 +119,7 @@ func TestFreezeAndThawByHand(t *testing.T) {
 		t.Error("after the freeze was lifted: the page is marked frozen")
 	}
 
-	e.now = contestStart.Add(6 * time.Hour) // after the end
+	e.SetNow(contestStart.Add(6 * time.Hour)) // after the end
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
 	e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard/teams/t3", "", nil, &row)
 	if row.Solved != 1 {
@@ -254,7 +254,7 @@ func TestNoPenaltyRoundTrip(t *testing.T) {
 func TestWrittenStatesSayFrozen(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t) // frozen at 4:00
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
 	r := e.Do(t, "GET", "/api/contests/c1/event-feed?stream=false&view=jury", adminToken, nil)
 	want := `"frozen":"` + contestStart.Add(4*time.Hour).UTC().Format("2006-01-02T15:04:05.000Z") + `"`

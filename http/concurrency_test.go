@@ -32,7 +32,7 @@ func TestRevealNextAtOnce(t *testing.T) {
 	for round := range 5 {
 		e := MustOpen(t)
 		e.MustRevealContest(t)
-		e.now = contestStart.Add(6 * time.Hour)
+		e.SetNow(contestStart.Add(6 * time.Hour))
 		next := request{"POST", "/api/v1/contests/c1/reveal/next", nil}
 		for i, r := range atOnce(t, e, next, next, next) {
 			if r.Status != http.StatusOK {
@@ -52,7 +52,7 @@ func TestAdminActionsAtOnce(t *testing.T) {
 	for round := range 20 {
 		e := MustOpen(t)
 		e.MustContest(t)
-		e.now = contestStart.Add(2 * time.Hour)
+		e.SetNow(contestStart.Add(2 * time.Hour))
 		c := testContest()
 		contest := c["contest"].(map[string]any)
 		contest["penalty_time"] = 10

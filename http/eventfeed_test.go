@@ -373,7 +373,7 @@ func TestEventFeedPublicDuringFreeze(t *testing.T) {
 	}
 
 	before := e.MustFeed(t, "c1", "", "")
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
 	after := e.MustFeed(t, "c1", "&since_token="+before[len(before)-1].Token, "")
 	got := ids(after)
@@ -402,7 +402,7 @@ func TestEventFeedPublicDuringFreeze(t *testing.T) {
 func TestEventFeedResumes(t *testing.T) {
 	e := MustOpen(t)
 	e.MustFrozenContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
 	for _, token := range []string{adminToken, ""} {
 		all := e.MustFeed(t, "c1", "", token)

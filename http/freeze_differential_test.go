@@ -68,7 +68,7 @@ func admin(method, path string, body any) step {
 // clock sets the server's clock to d into the contest. Only in setup: the streams' goroutines read the
 // clock with nothing to order it after the write.
 func clock(d time.Duration) step {
-	return func(e *env, _ testing.TB) { e.now = contestStart.Add(d) }
+	return func(e *env, _ testing.TB) { e.SetNow(contestStart.Add(d)) }
 }
 
 // submission is the event-feed line of a submission at contest time at (h:mm:ss).

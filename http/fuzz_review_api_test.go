@@ -224,7 +224,7 @@ func FuzzAPIBody(f *testing.F) {
 func FuzzRevealBody(f *testing.F) {
 	e := MustOpen(f)
 	e.MustContest(f)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	for _, seed := range []string{``, `{}`, `{"step":1}`, `{"step":2}`, `{"step":99}`, `{"step":-1}`, `{"step":1.5}`,
 		`{"step":"1"}`, `{"step":1,"x":2}`, `{"step":9223372036854775807}`, `[]`, `null`, `{"step":1} {"step":2}`} {
 		f.Add([]byte(seed))

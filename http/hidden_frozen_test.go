@@ -117,14 +117,14 @@ func TestHiddenUntilEndCannotBeDropped(t *testing.T) {
 	if !page.Frozen || len(page.Rows) == 0 || page.Rows[0].Score != 0 {
 		t.Errorf("the public board after the refused changes: got %+v, want it hiding every result", page)
 	}
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		`{"type":"state","data":{"started":"`+contestStart.Format(time.RFC3339)+`","ended":"`+
 			contestStart.Add(5*time.Hour).Format(time.RFC3339)+`"}}`+"\n", nil)
 	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest(map[string]any{"rules": "oi"})}, nil)
 
 	e = MustOpen(t)
-	e.now = contestStart.Add(-time.Hour)
+	e.SetNow(contestStart.Add(-time.Hour))
 	e.MustHiddenOIContest(t)
 	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": contest(map[string]any{"rules": "oi"})}, nil)
 }
@@ -146,7 +146,7 @@ func TestHiddenUntilEndThawSaysWhy(t *testing.T) {
 func TestEndedWithNothingHiddenIsNotFrozen(t *testing.T) {
 	e := MustOpen(t)
 	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
 		`{"type":"submissions","data":{"id":"s1","team_id":"t1","problem_id":"A","contest_time":"0:30:00"}}`,
 		`{"type":"judgements","data":{"id":"j1","submission_id":"s1","judgement_type_id":"AC","start_contest_time":"0:31:00"}}`,

@@ -1016,7 +1016,7 @@ func TestBrowserChart(t *testing.T) {
 func TestBrowserChartThawedLater(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(72 * time.Hour)
+	e.SetNow(contestStart.Add(72 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
 	tb := MustBrowser(t).Tab(t, e.URL)
 	tb.Go("/contests/c1")

@@ -74,6 +74,6 @@ func TestBodiesOfOneValue(t *testing.T) {
 	e.MustContest(t)
 	e.MustDo(t, http.StatusBadRequest, "PATCH", "/api/v1/contests/c1", adminToken,
 		`{"problems":[]} {"teams":[{"id":"t5","name":"Echo"}]}`, nil)
-	e.now = contestStart.Add(5*time.Hour + time.Minute)
+	e.SetNow(contestStart.Add(5*time.Hour + time.Minute))
 	e.MustDo(t, http.StatusBadRequest, "POST", "/api/v1/contests/c1/reveal/next", adminToken, `{"step":1} {"step":2}`, nil)
 }

@@ -84,7 +84,7 @@ func TestRevealEndpoints(t *testing.T) {
 
 	// After the end, the Resolver's order: t3 (last, with B hidden), then t2, then t1. The end by the clock is
 	// not in the log yet: the jury is told nothing blocks the step (which records the end first).
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	st = revealState{}
 	if e.MustDo(t, http.StatusOK, "GET", get, judgeToken, nil, &st); st.Blocked != nil {
 		t.Errorf("jury GET after the end by the clock: got blocked %+v, want nothing blocked", *st.Blocked)
@@ -121,7 +121,7 @@ func TestRevealEndpoints(t *testing.T) {
 
 	// A retry naming its step, even later, is a duplicate, and stores nothing; a step beyond the next is
 	// refused.
-	e.now = contestStart.Add(6*time.Hour + time.Minute)
+	e.SetNow(contestStart.Add(6*time.Hour + time.Minute))
 	var again revealStep
 	e.MustDo(t, http.StatusOK, "POST", next, adminToken, map[string]int{"step": 2}, &again)
 	if !again.Duplicate || again.Revealed.TeamID != "t2" || again.Step != 3 {
@@ -169,7 +169,7 @@ func TestRevealEndpoints(t *testing.T) {
 func TestRevealGetHidesVerdicts(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t) // s3 and s4, frozen, without verdicts
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	r := e.Do(t, "GET", "/api/v1/contests/c1/reveal", "", nil)
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(r.Body, &raw); err != nil {
@@ -217,7 +217,7 @@ func TestRevealGetHidesVerdicts(t *testing.T) {
 func TestRevealStream(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	next, _ := e.MustStream(t, "", nil)
 	if ev := nextFrame(next); ev.name != "retry" {
 		t.Fatalf("got %+v, want the retry hint", ev)
@@ -257,9 +257,9 @@ func TestRevealStream(t *testing.T) {
 func TestRevealInThePast(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/reveal/next", adminToken, nil, nil) // t3's B, at 6:00
-	e.now = contestStart.Add(7 * time.Hour)
+	e.SetNow(contestStart.Add(7 * time.Hour))
 	cellB := func(at, team string) stream.Cell {
 		var page struct{ Rows []stream.RowData }
 		e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard?at="+at, "", nil, &page)
@@ -298,7 +298,7 @@ func TestRevealInThePast(t *testing.T) {
 func TestFreezeFixedDuringReveal(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/reveal/next", adminToken, nil, nil)
 	for _, freeze := range []string{"1:30:00", "0:30:00"} {
 		contest := testContest()["contest"].(map[string]any)

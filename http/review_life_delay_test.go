@@ -12,7 +12,7 @@ import (
 func TestLifeStartDelayedAfterItWasRecorded(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	e.now = contestStart.Add(5 * time.Minute)
+	e.SetNow(contestStart.Add(5 * time.Minute))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		`{"type":"state","data":{"started":"2026-03-01T10:00:00Z"}}`, nil)
 	c := testContest()["contest"].(map[string]any)
@@ -28,7 +28,7 @@ func TestLifeStartDelayedAfterItWasRecorded(t *testing.T) {
 		t.Errorf("at 10:05, delayed to 10:15: phase %q, want scheduled", got.Phase)
 	}
 
-	e.now = contestStart.Add(2 * time.Hour)
+	e.SetNow(contestStart.Add(2 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
 		`{"id":"x1","team_id":"t1","problem_id":"B","time":"2026-03-01T12:00:00+00:00"}`, nil)
 	var subs []struct {

@@ -49,7 +49,7 @@ func TestLifeChangeDuringFreezeKeepsItsStart(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				e := MustOpen(t)
 				e.MustContest(t)
-				e.now = contestStart.Add(2 * time.Hour)
+				e.SetNow(contestStart.Add(2 * time.Hour))
 				if tc.byHand {
 					e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/freeze", adminToken, nil, nil)
 				}
@@ -62,7 +62,7 @@ func TestLifeChangeDuringFreezeKeepsItsStart(t *testing.T) {
 					`{"type":"submissions","data":{"id":"s9","team_id":"t2","problem_id":"B","contest_time":"` + at + `"}}`,
 					`{"type":"judgements","data":{"id":"j9","submission_id":"s9","judgement_type_id":"AC","start_contest_time":"` + at + `"}}`,
 				}, "\n")+"\n", nil)
-				e.now = contestStart.Add(tc.now)
+				e.SetNow(contestStart.Add(tc.now))
 				c := testContest()["contest"].(map[string]any)
 				c["duration"], c["scoreboard_freeze_duration"] = tc.duration, tc.freeze
 				var r response
@@ -106,9 +106,9 @@ func TestLifeFreezeThawTwiceByHand(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
 	for i, at := range []time.Duration{2 * time.Hour, 2*time.Hour + time.Minute} {
-		e.now = contestStart.Add(at)
+		e.SetNow(contestStart.Add(at))
 		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/freeze", adminToken, nil, nil)
-		e.now = e.now.Add(10 * time.Second)
+		e.SetNow(e.now.Add(10 * time.Second))
 		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, nil, nil)
 		var p page
 		if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1/scoreboard", "", nil, &p); p.Frozen {

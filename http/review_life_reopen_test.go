@@ -16,7 +16,7 @@ import (
 func TestLifeExtendedAfterItsEndWasRecorded(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	e.now = contestStart.Add(5*time.Hour + 10*time.Second)
+	e.SetNow(contestStart.Add(5*time.Hour + 10*time.Second))
 	if r := e.Do(t, "POST", "/api/v1/contests/c1/reveal/next", adminToken, nil); r.Status != http.StatusConflict {
 		t.Fatalf("a reveal with submissions to judge: got %d %s, want 409", r.Status, r.Body)
 	}
@@ -24,7 +24,7 @@ func TestLifeExtendedAfterItsEndWasRecorded(t *testing.T) {
 	c["duration"], c["scoreboard_freeze_duration"] = "5:10:00", "1:10:00"
 	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c}, nil)
 
-	e.now = contestStart.Add(5*time.Hour + 5*time.Minute)
+	e.SetNow(contestStart.Add(5*time.Hour + 5*time.Minute))
 	var got struct{ Phase string }
 	if e.MustDo(t, http.StatusOK, "GET", "/api/v1/contests/c1", "", nil, &got); got.Phase != "frozen" {
 		t.Errorf("at 5:05 of 5:10: phase %q, want frozen", got.Phase)
@@ -40,7 +40,7 @@ func TestLifeExtendedAfterItsEndWasRecorded(t *testing.T) {
 		t.Errorf("a reveal step at 5:05 of 5:10: got %d %s, want 422", r.Status, r.Body)
 	}
 
-	e.now = contestStart.Add(5*time.Hour + 11*time.Minute)
+	e.SetNow(contestStart.Add(5*time.Hour + 11*time.Minute))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/reveal/next", adminToken, nil, nil)
 	if e.MustDo(t, http.StatusOK, "GET", "/api/contests/c1/state", "", nil, &state); state.Ended == nil ||
 		*state.Ended != "2026-03-01T15:10:00.000Z" {

@@ -16,7 +16,7 @@ func TestLifeFinalizedBeforeThawStaysFrozen(t *testing.T) {
 	// t3 solves B at 4:20, in the freeze: first to solve B, and the winner on the jury board.
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
 		`{"id":"j4","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:21:00"}`, nil)
-	e.now = contestStart.Add(7 * time.Hour)
+	e.SetNow(contestStart.Add(7 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		`{"type":"state","data":{"started":"2026-03-01T10:00:00Z","frozen":"2026-03-01T14:00:00Z","ended":"2026-03-01T15:00:00Z","finalized":"2026-03-01T16:00:00Z"}}`, nil)
 
@@ -65,9 +65,9 @@ func TestLifeHandThawOutlivesAStateWithoutIt(t *testing.T) {
 		e.MustContest(t)
 		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
 			`{"id":"j4","submission_id":"s4","judgement_type_id":"AC","start_contest_time":"4:21:00"}`, nil)
-		e.now = contestStart.Add(5*time.Hour + time.Minute)
+		e.SetNow(contestStart.Add(5*time.Hour + time.Minute))
 		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/thaw", adminToken, "", nil)
-		e.now = contestStart.Add(7 * time.Hour)
+		e.SetNow(contestStart.Add(7 * time.Hour))
 		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", token,
 			`{"type":"state","data":{"started":"2026-03-01T10:00:00Z","frozen":"2026-03-01T14:00:00Z","ended":"2026-03-01T15:00:00Z","finalized":"2026-03-01T16:00:00Z"}}`, nil)
 		var p page

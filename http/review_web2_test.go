@@ -29,7 +29,7 @@ func TestBrowserReviewWeb2ThawWhileOpen(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := MustOpen(t)
-			e.now = contestStart.Add(tc.now)
+			e.SetNow(contestStart.Add(tc.now))
 			e.MustContest(t)
 			tb := MustBrowser(t).Tab(t, e.URL)
 			tb.Go("/contests/c1")
@@ -55,7 +55,7 @@ func TestBrowserReviewWeb2Countdown(t *testing.T) {
 	e := MustOpen(t)
 	// The page counts with the browser's clock: the server's is the real one here.
 	now := time.Now().Truncate(time.Second)
-	e.now = now
+	e.SetNow(now)
 	for _, c := range []struct {
 		id    string
 		start time.Time
@@ -280,7 +280,7 @@ func (g *gate) Drop() {
 // regular read of the contest (every 30 s).
 func TestBrowserFreezeByHandWhileOpen(t *testing.T) {
 	e := MustOpen(t)
-	e.now = contestStart.Add(2 * time.Hour)
+	e.SetNow(contestStart.Add(2 * time.Hour))
 	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
 	tb := MustBrowser(t).Tab(t, e.URL)
 	tb.Go("/contests/c1")

@@ -23,10 +23,10 @@ func TestLateStartIsTheStart(t *testing.T) {
 	e := MustOpen(t)
 	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
 	started := contestStart.Add(10 * time.Minute)
-	e.now = started // the judge's feed says when it started, as it starts
+	e.SetNow(started) // the judge's feed says when it started, as it starts
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		fmt.Sprintf(`{"type":"state","data":{"started":%q}}`+"\n", started.Format(time.RFC3339)), nil)
-	e.now = contestStart.Add(4*time.Hour + 5*time.Minute) // 3:55 since the actual start: not frozen yet
+	e.SetNow(contestStart.Add(4*time.Hour + 5*time.Minute)) // 3:55 since the actual start: not frozen yet
 	var c struct {
 		Phase string
 	}
@@ -45,7 +45,7 @@ func TestLateStartIsTheStart(t *testing.T) {
 	}
 	// Made 3 s after the freeze, judged: hidden from the public.
 	at := e.now.Add(3 * time.Second).Format(time.RFC3339)
-	e.now = e.now.Add(5 * time.Second)
+	e.SetNow(e.now.Add(5 * time.Second))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, strings.Join([]string{
 		fmt.Sprintf(`{"type":"submissions","data":{"id":"late","team_id":"t3","problem_id":"A","time":%q}}`, at),
 		fmt.Sprintf(`{"type":"judgements","data":{"id":"jl","submission_id":"late","judgement_type_id":"AC","start_time":%q}}`, at),
@@ -102,7 +102,7 @@ func jsonOrNull(v any) string {
 func TestFrozenWithoutStart(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	e.now = contestStart.Add(30 * 24 * time.Hour)
+	e.SetNow(contestStart.Add(30 * 24 * time.Hour))
 	c := testContest()["contest"].(map[string]any)
 	c["start_time"] = nil
 	e.MustDo(t, http.StatusOK, "PATCH", "/api/v1/contests/c1", adminToken, map[string]any{"contest": c}, nil)
@@ -170,7 +170,7 @@ func TestFrozenStateThawDuringContest(t *testing.T) {
 	}
 	e = MustOpen(t)
 	e.MustContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	if r := e.Do(t, "POST", "/api/v1/contests/c1/events", judgeToken, line); r.Status != http.StatusOK || !thawed(e) {
 		t.Errorf("the judge's state after the end: got %d %s, want 200 and thawed", r.Status, r.Body)
 	}
@@ -188,7 +188,7 @@ func TestFrozenStateThawDuringContest(t *testing.T) {
 func TestPastContestStartMoves(t *testing.T) {
 	e := MustOpen(t)
 	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
-	e.now = contestStart.Add(30 * 24 * time.Hour)
+	e.SetNow(contestStart.Add(30 * 24 * time.Hour))
 	for _, start := range []time.Time{contestStart.Add(15 * time.Minute), contestStart} {
 		c := testContest()["contest"].(map[string]any)
 		c["start_time"] = start.Format(time.RFC3339)
@@ -206,10 +206,10 @@ func TestPastContestStartMoves(t *testing.T) {
 func TestCCSContestTimeFromTheRecordedStart(t *testing.T) {
 	e := MustOpen(t)
 	e.MustDo(t, http.StatusCreated, "POST", "/api/v1/contests", adminToken, testContest(), nil)
-	e.now = contestStart.Add(time.Hour)
+	e.SetNow(contestStart.Add(time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		fmt.Sprintf(`{"type":"state","data":{"started":%q}}`+"\n", contestStart.Add(10*time.Minute).Format(time.RFC3339)), nil)
-	e.now = contestStart.Add(4*time.Hour + 30*time.Minute)
+	e.SetNow(contestStart.Add(4*time.Hour + 30*time.Minute))
 	var sb struct {
 		ContestTime string `json:"contest_time"`
 	}
@@ -249,7 +249,7 @@ func TestEndedContestNotReopened(t *testing.T) {
 				var store *sqlite.DB
 				e := MustOpenWith(t, options{wrap: func(db *sqlite.DB) engine.Store { store = db; return db }})
 				e.MustContest(t)
-				e.now = contestStart.Add(6 * time.Hour)
+				e.SetNow(contestStart.Add(6 * time.Hour))
 				for _, line := range tc.lines {
 					e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, line+"\n", nil)
 				}
@@ -283,7 +283,7 @@ func TestEndedContestNotReopened(t *testing.T) {
 func TestFinalizationNotTakenBack(t *testing.T) {
 	e := MustOpen(t)
 	e.MustContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	at := func(d time.Duration) string { return contestStart.Add(d).Format(time.RFC3339) }
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		fmt.Sprintf(`{"type":"state","data":{"started":%q,"ended":%q,"finalized":%q}}`+"\n", at(0), at(5*time.Hour), at(5*time.Hour+time.Minute)), nil)

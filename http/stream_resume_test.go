@@ -50,7 +50,7 @@ func TestTeamStreamResumesAcrossChanges(t *testing.T) {
 // The freeze by hand, before the scheduled one.
 func TestTeamStreamResumesAcrossFreeze(t *testing.T) {
 	e := MustOpenWith(t, options{tick: 20 * time.Millisecond})
-	e.now = contestStart.Add(2 * time.Hour)
+	e.SetNow(contestStart.Add(2 * time.Hour))
 	e.MustContest(t)
 	teamResumes(t, e, []resumeOp{
 		{"the freeze by hand", func() {

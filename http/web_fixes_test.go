@@ -22,7 +22,7 @@ import (
 func TestBrowserWebFixesRevealDuplicate(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	jury := MustBrowser(t).Tab(t, e.URL)
 	jury.Go("/")
 	evalJS[chromedp.Void](jury, `localStorage.setItem("rankd.token.admin", "`+adminToken+`")`)
@@ -76,7 +76,7 @@ func TestBrowserWebFixesFreezeThawByHand(t *testing.T) {
 				o.maxStreams = 1
 			}
 			e := MustOpenWith(t, o)
-			e.now = contestStart.Add(now)
+			e.SetNow(contestStart.Add(now))
 			contest(e)
 			tb := MustBrowser(t).Tab(t, e.URL)
 			if jury {

@@ -17,7 +17,7 @@ import (
 func TestBrowserReveal(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	b := MustBrowser(t)
 	jury := b.Tab(t, e.URL)
 	jury.Go("/")
@@ -163,7 +163,7 @@ const pageCells = `(() => {
 func TestBrowserRevealFinalized(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		`{"type":"state","data":{"started":"`+contestStart.Format(time.RFC3339)+`","ended":"`+
 			contestStart.Add(5*time.Hour).Format(time.RFC3339)+`","finalized":"`+
@@ -186,7 +186,7 @@ func TestBrowserRevealBlockedAndBegun(t *testing.T) {
 	// Before t3's solve of B, the next cell: it may still be the solve.
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/submissions", judgeToken,
 		`{"id":"s6","team_id":"t3","problem_id":"B","contest_time":"4:15:00"}`, nil)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	// The end recorded, as a server records it once the clock is past it.
 	e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken,
 		`{"type":"state","data":{"started":"2026-03-01T10:00:00Z","frozen":"2026-03-01T14:00:00Z","ended":"2026-03-01T15:00:00Z"}}`, nil)
@@ -211,7 +211,7 @@ func TestBrowserRevealBlockedAndBegun(t *testing.T) {
 func TestBrowserRevealJuryScreenAsksForToken(t *testing.T) {
 	e := MustOpen(t)
 	e.MustRevealContest(t)
-	e.now = contestStart.Add(6 * time.Hour)
+	e.SetNow(contestStart.Add(6 * time.Hour))
 	b := MustBrowser(t)
 	for _, c := range []struct {
 		url   string
