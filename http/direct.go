@@ -28,6 +28,9 @@ type follower struct {
 	// nothing is, so that they leave in order.
 	queued atomic.Int64
 	out    *directOut // nil: every frame goes through events
+	// stopped says that a frame found the queue full: the follower gets no frame after it (it is dropped,
+	// and resumes from the last it had).
+	stopped atomic.Bool
 }
 
 // resumeWrite is sent on a follower's events when a direct write left part of its chunk for the goroutine.
@@ -57,6 +60,9 @@ const (
 
 // send gives m to the follower: written at once when it can be, else queued.
 func (f *follower) send(m *message) sent {
+	if f.stopped.Load() {
+		return sentNot
+	}
 	if f.out != nil && f.queued.Load() == 0 {
 		if how := f.out.try(f, m); how != sentNot {
 			return how
@@ -65,6 +71,7 @@ func (f *follower) send(m *message) sent {
 	if f.queue(m) {
 		return sentQueued
 	}
+	f.stopped.Store(true)
 	return sentNot
 }
 
@@ -89,14 +96,25 @@ func (f *follower) with(sw *streamWriter, write func() bool, done int64) bool {
 	return write()
 }
 
-// end ends direct writes: the stream's response is over, and Go's server may write the connection's next one.
-func (f *follower) end(sw *streamWriter) {
-	if o := f.out; o != nil {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		o.flushRest()
-		o.closed = true
+// end ends direct writes, with last written when not nil: the stream's response is over, and Go's server may
+// write the connection's next one.
+func (f *follower) end(sw *streamWriter, last []byte) {
+	o := f.out
+	if o == nil {
+		if last != nil {
+			sw.write(last)
+		}
+		return
 	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	if o.flushRest() && last != nil {
+		sw.write(last)
+	}
+	o.closed = true
 }
 
 func removeAll(ms []*message, m *message) []*message {

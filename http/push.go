@@ -95,10 +95,8 @@ type hub struct {
 	kick chan struct{}
 	// tick is the least time between two frames of a channel.
 	tick time.Duration
-	// outbox holds the frames made and not yet sent to their followers (see fanOut); spare, lists of
-	// followers to reuse.
+	// outbox holds the frames made and not yet sent to their followers (see fanOut).
 	outbox []delivery
-	spare  [][]*follower
 	// followers numbers the followers (follower.id).
 	followers atomic.Uint64
 
@@ -426,10 +424,7 @@ func (h *hub) deliver(b *board.Board, ch *channel, m message) {
 	if len(ch.subs) == 0 {
 		return
 	}
-	d := delivery{ch: ch, m: &m}
-	if n := len(h.spare); n > 0 {
-		d.to, h.spare = h.spare[n-1], h.spare[:n-1]
-	}
+	d := delivery{ch: ch, m: &m, to: make([]*follower, 0, len(ch.subs))}
 	for f := range ch.subs {
 		d.to = append(d.to, f)
 	}
@@ -519,10 +514,6 @@ func (h *hub) fanOut() {
 			close(f.dropped)
 			h.left(d.ch)
 		}
-	}
-	for _, d := range out {
-		clear(d.to)
-		h.spare = append(h.spare, d.to[:0])
 	}
 }
 

@@ -258,7 +258,7 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	defer s.push.unsubscribe(cid, v, f)
-	defer f.end(sw)
+	defer f.end(sw, nil)
 	say := func(b []byte) bool { return f.with(sw, func() bool { return sw.write(b) }, 0) }
 	allowed := s.allowedStill(r, cid, v)
 	var queued []*message
@@ -270,7 +270,8 @@ func (s *Server) getStream(w http.ResponseWriter, r *http.Request) error {
 			return nil // the client reconnects to another node, or to this one once it is back
 		case <-f.dropped:
 			if f.gone.Load() {
-				say(errorEvent(errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
+				// The last thing the stream says: no frame of the outbox may follow it.
+				f.end(sw, errorEvent(errorBody{Code: rankd.ENOTFOUND, Message: fmt.Sprintf("contest %q was deleted", cid)}))
 			}
 			return nil
 		case m := <-f.events:

@@ -107,11 +107,15 @@ func TestStreamKeepsAnExactCopy(t *testing.T) {
 	views := []struct{ view, token string }{{"public", ""}, {"jury", judgeToken}, {"team:3", team}}
 	followers := make([]*stream.Follower, len(views))
 	cancels := make([]context.CancelFunc, len(views))
+	// A follower is run again once its last run returned: two runs at once apply two connections' frames
+	// to one board (the old one's last frame after the new one's resumption: a gap).
+	ran := make([]chan struct{}, len(views))
 	var wg sync.WaitGroup
 	start := func(i int) {
 		ctx, cancel := context.WithCancel(context.Background())
-		cancels[i] = cancel
-		wg.Go(func() { _ = followers[i].Run(ctx) })
+		done := make(chan struct{})
+		cancels[i], ran[i] = cancel, done
+		wg.Go(func() { _ = followers[i].Run(ctx); close(done) })
 	}
 	for i, v := range views {
 		followers[i] = &stream.Follower{URL: e.URL + "/api/v1/contests/c1/scoreboard/stream?view=" + v.view, Token: v.token}
@@ -175,6 +179,7 @@ func TestStreamKeepsAnExactCopy(t *testing.T) {
 		case r == 4:
 			i := rng.IntN(len(views))
 			cancels[i]()
+			<-ran[i]
 			start(i)
 		case r < 8:
 			check()

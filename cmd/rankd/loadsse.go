@@ -46,6 +46,7 @@ type sseParser struct {
 	size    int
 	inCRLF  bool
 	started bool // the first size line began
+	inExt   bool // past the size, in an extension (ignored) up to the line's end
 	// The current line's first bytes (enough for a field name and a number), and how many of them.
 	line    [96]byte
 	lineLen int
@@ -91,9 +92,10 @@ func (p *sseParser) feed(b []byte, now time.Time, st sseStats) error {
 				if p.size == 0 {
 					return errStreamEnded
 				}
-				p.left, p.size, p.inSize, p.started = p.size, 0, false, false
+				p.left, p.size, p.inSize, p.started, p.inExt = p.size, 0, false, false, false
+			case p.inExt:
 			case p.started && (c == '\r' || c == ';'):
-				// the end of the digits; an extension is ignored up to the line's end
+				p.inExt = true // the end of the digits; an extension is ignored up to the line's end
 			case unhex(c) >= 0:
 				if p.size > 1<<30 {
 					return errors.New("a chunk too large")

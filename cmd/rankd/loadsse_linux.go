@@ -38,9 +38,12 @@ func followStreams(ctx context.Context, f sseFollow) {
 	}
 	req := sseRequest(f.u, f.token)
 	for i := range f.n {
-		fd, err := dialRaw(addr, req)
-		if err == nil && ctx.Err() == nil {
-			err = loops[i%len(loops)].add(fd)
+		fd, err := -1, ctx.Err()
+		if err == nil {
+			fd, err = dialRaw(addr, req)
+		}
+		if err == nil {
+			err = loops[i%len(loops)].add(fd) // refused once the loop ended
 		}
 		if err != nil {
 			f.connected <- false
@@ -84,9 +87,20 @@ func (l *epollLoop) add(fd int) error {
 	return nil
 }
 
-// run reads what arrives until ctx ends, then closes the sockets.
+// run reads what arrives until ctx ends, then closes the sockets, saying that the streams not begun by then
+// did not.
 func (l *epollLoop) run(ctx context.Context, f sseFollow) {
-	defer l.close()
+	defer func() {
+		l.mu.Lock()
+		for slot := range l.fds {
+			if p := &l.conns[slot]; !p.reported {
+				p.reported = true
+				f.connected <- false
+			}
+		}
+		l.mu.Unlock()
+		l.close()
+	}()
 	counts := f.counts()
 	events := make([]unix.EpollEvent, 256)
 	buf := make([]byte, 64<<10)
