@@ -150,11 +150,10 @@ func (r *Reader) readLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	switch {
 	case err == nil || (err == io.EOF && len(line) > 0):
-		if r.line++; r.line == 1 {
-			// A byte order mark, which some editors write at the start of a UTF-8 file.
-			line = bytes.TrimPrefix(line, utf8BOM)
-		}
-		return line, nil
+		r.line++
+		// A byte order mark, which some editors write at the start of a UTF-8 file, and two such files
+		// joined (cat) leave at the start of a line within.
+		return bytes.TrimPrefix(line, utf8BOM), nil
 	case err != bufio.ErrBufferFull:
 		return nil, err
 	}
@@ -176,7 +175,7 @@ func (r *Reader) readLine() ([]byte, error) {
 	if tooLong {
 		return nil, rankd.Errorf(rankd.ETOOLARGE, "line %d: longer than %d bytes", r.line, MaxLineSize)
 	}
-	return r.long, nil
+	return bytes.TrimPrefix(r.long, utf8BOM), nil
 }
 
 // JSONProblem says where and how data, which a JSON parser refused with err, is not JSON, in the words of

@@ -515,16 +515,19 @@ func TestReaderPassesOnReadErrors(t *testing.T) {
 	}
 }
 
-// A byte order mark at the start of the file, as some editors write, is not part of the first line; one
-// anywhere else is (and the line is not JSON).
+// A byte order mark at the start of the file, as some editors write, is not part of the first line; nor one
+// at the start of a line within, where two such files joined with cat leave it. One elsewhere is (and the
+// line is not JSON).
 func TestReaderByteOrderMark(t *testing.T) {
 	team := `{"type":"teams","id":"1","data":{"id":"1","name":"T","label":"1"}}`
-	evs, errs, _ := readAll(t, "\ufeff"+team+"\r\n"+team)
-	if len(errs) != 0 || len(evs) != 2 || evs[0].Type != rankd.EventTeam {
-		t.Errorf("a feed starting with a byte order mark: got %d events, errors %v; want 2 teams", len(evs), errs)
+	for _, feed := range []string{"\ufeff" + team + "\r\n" + team, team + "\n\ufeff" + team} {
+		evs, errs, _ := readAll(t, feed)
+		if len(errs) != 0 || len(evs) != 2 || evs[0].Type != rankd.EventTeam || evs[1].Type != rankd.EventTeam {
+			t.Errorf("%q: got %d events, errors %v; want 2 teams", feed, len(evs), errs)
+		}
 	}
-	if _, errs, _ := readAll(t, team+"\n\ufeff"+team); len(errs) != 1 {
-		t.Errorf("a byte order mark on line 2: got errors %v, want one", errs)
+	if _, errs, _ := readAll(t, team+"\n \ufeff"+team); len(errs) != 1 {
+		t.Errorf("a byte order mark after a space: got errors %v, want one", errs)
 	}
 }
 

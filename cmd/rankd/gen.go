@@ -43,8 +43,11 @@ func (m *Main) gen(ctx context.Context, args []string) error {
 	if cfg.Rules, err = rankd.ParseRules(*rules); err != nil {
 		return m.badFlag("gen", err)
 	}
-	freezeSet := false
-	fs.Visit(func(f *flag.Flag) { freezeSet = freezeSet || f.Name == "freeze" })
+	freezeSet, submissionsSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		freezeSet = freezeSet || f.Name == "freeze"
+		submissionsSet = submissionsSet || f.Name == "submissions"
+	})
 	switch {
 	case !freezeSet:
 		cfg.Freeze = 0 // gen's default, which follows the duration
@@ -61,6 +64,8 @@ func (m *Main) gen(ctx context.Context, args []string) error {
 		err = errors.New("--problems must be at least 1")
 	case cfg.Submissions < 0 || cfg.Groups < 0:
 		err = errors.New("--submissions and --groups must not be negative")
+	case cfg.Submissions == 0 && submissionsSet:
+		err = errors.New("--submissions must be at least 1 (leave it out for 10 per team)")
 	case cfg.HiddenTeams < 0 || cfg.HiddenTeams > cfg.Teams:
 		err = fmt.Errorf("--hidden must be from 0 to the %d teams", cfg.Teams)
 	case cfg.Duration < time.Minute:

@@ -55,6 +55,7 @@ func TestGenBadValuesAreUsageMistakes(t *testing.T) {
 		{[]string{"--teams", "0"}, "--teams"},
 		{[]string{"--problems", "-1"}, "--problems"},
 		{[]string{"--submissions", "-1"}, "--submissions"},
+		{[]string{"--submissions", "0"}, "--submissions must be at least 1"},
 		{[]string{"--groups", "-1"}, "--groups"},
 		{[]string{"--hidden", "5", "--teams", "4"}, "--hidden"},
 		{[]string{"--duration", "10s"}, "duration"},
