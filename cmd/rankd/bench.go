@@ -130,19 +130,15 @@ func (m *Main) bench(ctx context.Context, args []string) error {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	b = board.New()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
 	res.Skipped, res.TotalEvents, res.Events = badLines, 0, 0
 	res.ApplySeconds = applyAll(b, events, res.Batch, &res)
-	pprof.StopCPUProfile()
+	if err := stopProfile(); err != nil {
+		return err
+	}
 	runtime.ReadMemStats(&after)
 	mallocs := after.Mallocs - before.Mallocs
 	if res.Events > 0 {
@@ -244,4 +240,23 @@ func appendChunked[T any](s []T, v T) []T {
 		s = make([]T, 0, 65536)
 	}
 	return append(s, v)
+}
+
+// startCPUProfile starts a CPU profile written to path, unless path is empty, and returns what stops it.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }

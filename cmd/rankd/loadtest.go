@@ -12,7 +12,6 @@ import (
 	"net/http"
 	neturl "net/url"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"sync"
 	"time"
@@ -96,17 +95,11 @@ func (m *Main) loadtest(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer func() { _ = stopProfile() }()
 	var res loadResult
 	switch *mode {
 	case "ingest":
