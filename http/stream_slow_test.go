@@ -107,24 +107,17 @@ func TestStreamToSlowReaders(t *testing.T) {
 // mustFramesSent reads the server's counts of frames sent, by how.
 func (e *env) mustFramesSent(tb testing.TB) map[string]float64 {
 	tb.Helper()
-	req, err := http.NewRequest("GET", e.URL+"/metrics", nil)
-	if err != nil {
-		tb.Fatal(err)
+	r := e.Do(tb, "GET", "/metrics", judgeToken, nil)
+	if r.Status != http.StatusOK {
+		tb.Fatalf("metrics: status %d", r.Status)
 	}
-	req.Header.Set("Authorization", "Bearer "+judgeToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
 	got := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), `rankd_stream_frames_sent_total{how="`)
+	for line := range strings.Lines(string(r.Body)) {
+		rest, ok := strings.CutPrefix(line, `rankd_stream_frames_sent_total{how="`)
 		if !ok {
 			continue
 		}
-		how, value, _ := strings.Cut(rest, `"} `)
+		how, value, _ := strings.Cut(strings.TrimSpace(rest), `"} `)
 		got[how], _ = strconv.ParseFloat(value, 64)
 	}
 	return got
