@@ -52,6 +52,7 @@ func BenchmarkApply(b *testing.B) {
 		cfg  gen.Config
 	}{
 		{"ICPC", gen.Config{Seed: 1, Rules: rankd.ICPC, Teams: 10000, Problems: 12, Submissions: 200000}},
+		{"ICPC-1k", gen.Config{Seed: 1, Rules: rankd.ICPC, Teams: 1000, Problems: 12, Submissions: 100000}},
 		{"OI", gen.Config{Seed: 1, Rules: rankd.OI, Teams: 10000, Problems: 12, Submissions: 200000}},
 		{"CTF", gen.Config{Seed: 1, Rules: rankd.CTF, Teams: 1000, Problems: 12, Submissions: 20000}},
 		{"CTF-10k", gen.Config{Seed: 1, Rules: rankd.CTF, Teams: 10000, Problems: 12, Submissions: 100000}},

@@ -154,7 +154,7 @@ func (b *Board) counting(s *sub, skey uint64) judgement {
 }
 
 // count makes j submission s's counting judgement.
-func (b *Board) count(s *sub, skey uint64, j judgement) {
+func (b *Board) count(s *sub, skey uint64, j *judgement) {
 	s.jID, s.jStart, s.jtype, s.score = j.id, j.start, j.jtype, j.score
 	// Kept whatever the rules: a contest redefined as IOI needs them.
 	if len(j.subtasks) > 0 {
@@ -169,7 +169,7 @@ func (b *Board) count(s *sub, skey uint64, j judgement) {
 func (b *Board) promote(s *sub, skey uint64) {
 	list := b.older[skey]
 	if len(list) == 0 {
-		b.count(s, skey, judgement{})
+		b.count(s, skey, &judgement{})
 		return
 	}
 	best := 0
@@ -180,5 +180,5 @@ func (b *Board) promote(s *sub, skey uint64) {
 	}
 	j := list[best]
 	b.dropOlder(s, skey, j.id)
-	b.count(s, skey, j)
+	b.count(s, skey, &j)
 }

@@ -82,20 +82,18 @@ func (b *Board) commit() {
 		now := false
 		for _, t := range vw.dirty {
 			tm := &b.teams[t]
-			var agg rowAgg
-			if tm.accOK[v] && (b.contest.Rules == rankd.ICPC || b.contest.Rules == rankd.CTF) {
-				agg = tm.acc[v]
-				agg.key = b.key(&agg)
-			} else {
-				agg = b.computeRow(v, t, false)
-				tm.acc[v], tm.accOK[v] = agg, true
+			if !tm.accOK[v] || b.contest.Rules != rankd.ICPC && b.contest.Rules != rankd.CTF {
+				tm.acc[v], tm.accOK[v] = b.computeRow(v, t, false), true
 			}
-			if agg.key != tm.rows[v].key || tm.replace[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
+			// Copied field by field, as results are (see sameShown): acc was just written so.
+			a, row := &tm.acc[v], &tm.rows[v]
+			key := b.key(a)
+			if key != row.key || tm.replace[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
 				tm.moved[v] = b.epoch
 				now = now || tm.replace[v] == b.epoch || !b.ranked(t) || !vw.all.Contains(t)
 				b.unsettle(v, t)
 			}
-			tm.rows[v] = agg
+			row.solved, row.penalty, row.score, row.time, row.key = a.solved, a.penalty, a.score, a.time, key
 		}
 		if now {
 			// Renamed rows leave before any row is placed: placing compares names.
@@ -112,7 +110,7 @@ func (b *Board) commit() {
 			rows = append(rows, RowChange{TeamID: b.teams[t].id, Moved: b.teams[t].moved[v] == b.epoch})
 		}
 		vw.rowBuf = rows
-		b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.View{Kind: rankd.ViewKind(v)}, Seq: vw.seq, BaseSeq: vw.seq - 1, Rows: rows})
+		b.addDiff(rankd.View{Kind: rankd.ViewKind(v)}, vw.seq, rows)
 	}
 	// A team sees its own verdicts: a change of its own cells that the public view did not show moves its
 	// team view alone. Changes of other rows (first-to-solve marks, CTF values) never do, so the team view
@@ -125,13 +123,21 @@ func (b *Board) commit() {
 			b.ownSeq[t]++
 			seq := b.views[public].seq + b.ownSeq[t]
 			b.teamRows = append(b.teamRows, RowChange{TeamID: tm.id, Moved: true})
-			b.change.Diffs = append(b.change.Diffs, Diff{View: rankd.TeamView(tm.id), Seq: seq, BaseSeq: seq - 1})
+			b.addDiff(rankd.TeamView(tm.id), seq, nil)
 		}
 	}
 	// Each team's diff holds its row, once teamRows has stopped growing.
 	for i := range b.teamRows {
 		b.change.Diffs[first+i].Rows = b.teamRows[i : i+1]
 	}
+}
+
+// addDiff adds the diff of view to sequence number seq. It is written in place, field by field: a Diff made
+// on the stack and copied is read back with wider loads than it was written with (see sameShown).
+func (b *Board) addDiff(view rankd.View, seq uint64, rows []RowChange) {
+	b.change.Diffs = append(b.change.Diffs, Diff{})
+	d := &b.change.Diffs[len(b.change.Diffs)-1]
+	d.View, d.Seq, d.BaseSeq, d.Rows = view, seq, seq-1, rows
 }
 
 // unsettle records that team t's row of view v is not where it belongs in the view's indexes.

@@ -159,23 +159,16 @@ func (b *Board) appendPending(ci int, s sub) bool {
 	t, p := int32(ci/np), ci%np
 	solves := b.contest.Rules == rankd.ICPC || b.contest.Rules == rankd.CTF
 	for v := range b.views {
-		r := c.res[v]
-		switch {
-		case solves && r.Solved:
-			// After a solve only a submission the view cannot see the verdict of shows as pending.
-			if s.time < b.hideFrom(v, ci) {
-				continue
-			}
-			r.Pending++
-		default:
-			r.Pending++
-			if r.FirstPending == score.Never {
-				r.FirstPending = s.time
-			}
+		r := &c.res[v]
+		if solves && r.Solved && s.time < b.hideFrom(v, ci) {
+			continue // after a solve only a submission the view cannot see the verdict of shows as pending
 		}
-		old := c.res[v]
-		c.res[v] = r
-		b.cellChanged(v, t, p, &old, &r)
+		old := *r
+		r.Pending++
+		if !(solves && r.Solved) && r.FirstPending == score.Never {
+			r.FirstPending = s.time
+		}
+		b.cellChanged(v, t, p, &old, r)
 	}
 	return true
 }
@@ -255,7 +248,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 			b.keepOlder(s, skey, nj)
 			b.promote(s, skey)
 		} else {
-			b.count(s, skey, nj)
+			b.count(s, skey, &nj)
 		}
 	case s.jtype != 0 && !newer(nj.start, jid, s.jStart, s.jID):
 		// Older than the judgement that counts: kept aside, in case that one goes.
@@ -272,7 +265,7 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		if s.hasOlder {
 			b.dropOlder(s, skey, jid)
 		}
-		b.count(s, skey, nj)
+		b.count(s, skey, &nj)
 	}
 	b.stats.Judgements++
 	b.listChanged(ci, s.time, true)
@@ -286,8 +279,9 @@ func (b *Board) applyJudgement(ev *rankd.Event) error {
 		if s.time >= b.views[v].hideFrom && !b.unveiled(v, ci) {
 			continue
 		}
-		if r, ok := b.judged(ci, v, at, was); ok {
-			b.setResult(ci, v, r)
+		var r score.Result
+		if b.judged(ci, v, at, was, &r) {
+			b.setResult(ci, v, &r)
 			continue
 		}
 		if subs == nil {
@@ -399,30 +393,32 @@ func (b *Board) checkLimits(j *rankd.Judgement, p int) error {
 	return nil
 }
 
-// judged returns the result of cell ci in view v after the submission at at, which the view sees,
-// got a new verdict (it had was), when that follows from the cell's result without reading its other
-// submissions: the usual judgement of a cell's latest submission, any judgement after a solve, and most
-// judgements of a big cell (see judgedWithin).
-func (b *Board) judged(ci, v int, at subRef, was score.Verdict) (score.Result, bool) {
+// judged sets r to the result of cell ci in view v after the submission at at, which the view sees, got a
+// new verdict (it had was), and reports whether that follows from the cell's result without reading its
+// other submissions: the usual judgement of a cell's latest submission, any judgement after a solve, and
+// most judgements of a big cell (see judgedWithin). r is the caller's: a result returned by value is
+// copied whole after being written field by field (see sameShown).
+func (b *Board) judged(ci, v int, at subRef, was score.Verdict, r *score.Result) bool {
 	c := &b.cells[ci]
 	switch b.contest.Rules {
 	case rankd.ICPC, rankd.CTF:
 	case rankd.OI:
 		if b.contest.OIMode == rankd.OILast || was != score.Pending {
-			return score.Result{}, false
+			return false
 		}
-		return b.judgedWithin(ci, v, at, was)
+		return b.judgedWithin(ci, v, at, was, r)
 	default:
-		return score.Result{}, false
+		return false
 	}
-	s, r := b.sub(at), c.res[v]
+	s := b.sub(at)
+	*r = c.res[v]
 	switch {
 	case r.Solved && s.time > r.Time:
-		return r, true // after the solve, whatever its verdict, it does not count
+		return true // after the solve, whatever its verdict, it does not count
 	case r.Solved:
-		return r, false
+		return false
 	case was != score.Pending || at != c.tail:
-		return b.judgedWithin(ci, v, at, was)
+		return b.judgedWithin(ci, v, at, was, r)
 	}
 	// The latest submission of an unsolved cell was pending: every other submission is before it, so the
 	// earliest pending one stays earliest, and every rejected one is a try before it.
@@ -440,19 +436,20 @@ func (b *Board) judged(ci, v int, at subRef, was score.Verdict) (score.Result, b
 		}
 		r.Judged++
 	}
-	return r, true
+	return true
 }
 
 // judgedWithin is judged for a submission of a big cell that is not the usual case: in an unsolved ICPC or
 // CTF cell, any verdict but a solve (which needs the tries before it); in an OI cell counting its best
 // submission, a first verdict. The counts follow from the verdicts, the earliest pending submission from the
 // cell's index when it was the one judged. A small cell reads its submissions again.
-func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict) (score.Result, bool) {
+func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict, r *score.Result) bool {
 	x := b.indexOf(ci)
-	s, r := b.sub(at), b.cells[ci].res[v]
+	s := b.sub(at)
+	*r = b.cells[ci].res[v]
 	now := b.jtypes[s.jtype].class
 	if x == nil || was == score.Accepted {
-		return r, false
+		return false
 	}
 	if b.contest.Rules == rankd.OI {
 		if now != score.Free {
@@ -464,7 +461,7 @@ func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict) (score.Res
 		}
 	} else {
 		if now == score.Accepted {
-			return r, false
+			return false
 		}
 		if was == score.Rejected {
 			r.Judged--
@@ -474,7 +471,7 @@ func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict) (score.Res
 		}
 	}
 	if was != score.Pending {
-		return r, true
+		return true
 	}
 	r.Pending--
 	switch {
@@ -483,7 +480,7 @@ func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict) (score.Res
 	case s.time == r.FirstPending:
 		r.FirstPending = b.firstPending(x, v, ci, s)
 	}
-	return r, true
+	return true
 }
 
 // firstPending returns the time of the earliest submission of an indexed cell that view v sees as pending,
@@ -508,13 +505,13 @@ func (b *Board) firstPending(x *cellIndex, v, ci int, s *sub) int64 {
 }
 
 // setResult sets cell ci of view v to r and records what changed.
-func (b *Board) setResult(ci, v int, r score.Result) {
+func (b *Board) setResult(ci, v int, r *score.Result) {
 	c := &b.cells[ci]
-	if r != c.res[v] {
+	if !sameResult(r, &c.res[v]) {
 		np := len(b.problems)
 		old := c.res[v]
-		c.res[v] = r
-		b.cellChanged(v, int32(ci/np), ci%np, &old, &r)
+		setRes(&c.res[v], r)
+		b.cellChanged(v, int32(ci/np), ci%np, &old, &c.res[v])
 	}
 }
 
@@ -551,10 +548,10 @@ func (b *Board) setCell(ci, v int, subs []score.Sub) {
 	t, p := int32(ci/np), ci%np
 	c := &b.cells[ci]
 	r := b.cellResult(subs, v, ci)
-	if r != c.res[v] {
+	if !sameResult(&r, &c.res[v]) {
 		old := c.res[v]
-		c.res[v] = r
-		b.cellChanged(v, t, p, &old, &r)
+		setRes(&c.res[v], &r)
+		b.cellChanged(v, t, p, &old, &c.res[v])
 	}
 }
 
