@@ -190,6 +190,13 @@ func TestFirstToSolve(t *testing.T) {
 			map[string]bool{"t2": false}},
 		{"earlier pending judged wrong unblocks", cat([]rankd.Event{subEv("1", "t1", "a", m(5))}, submit("2", "t2", "a", m(10), "AC"), []rankd.Event{judgeEv("j1", "1", "WA", m(6))}),
 			map[string]bool{"t1": false, "t2": true}},
+		// The judged submission is not its cell's latest: the cell's earliest pending one is found among the others.
+		{"pending at the same time still blocks", cat([]rankd.Event{subEv("1", "t1", "a", m(5)), subEv("3", "t1", "a", m(5))}, submit("2", "t2", "a", m(10), "AC"), []rankd.Event{judgeEv("j1", "1", "WA", m(6))}),
+			map[string]bool{"t1": false, "t2": false}},
+		{"later pending of the same cell still blocks", cat([]rankd.Event{subEv("1", "t1", "a", m(5)), subEv("3", "t1", "a", m(8))}, submit("2", "t2", "a", m(10), "AC"), []rankd.Event{judgeEv("j1", "1", "WA", m(6))}),
+			map[string]bool{"t1": false, "t2": false}},
+		{"every earlier pending judged unblocks", cat([]rankd.Event{subEv("1", "t1", "a", m(5)), subEv("3", "t1", "a", m(8)), subEv("4", "t1", "a", m(11))}, submit("2", "t2", "a", m(10), "AC"), []rankd.Event{judgeEv("j1", "1", "WA", m(6)), judgeEv("j3", "3", "CE", m(9))}),
+			map[string]bool{"t1": false, "t2": true}},
 		{"later pending does not block", cat(submit("2", "t2", "a", m(10), "AC"), []rankd.Event{subEv("1", "t1", "a", m(15))}),
 			map[string]bool{"t2": true}},
 		{"rejudge moves it", cat(submit("1", "t1", "a", m(5), "AC"), submit("2", "t2", "a", m(10), "AC"), []rankd.Event{judgeEv("j9", "1", "WA", m(60))}),

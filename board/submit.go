@@ -439,16 +439,18 @@ func (b *Board) judged(ci, v int, at subRef, was score.Verdict, r *score.Result)
 	return true
 }
 
-// judgedWithin is judged for a submission of a big cell that is not the usual case: in an unsolved ICPC or
-// CTF cell, any verdict but a solve (which needs the tries before it); in an OI cell counting its best
-// submission, a first verdict. The counts follow from the verdicts, the earliest pending submission from the
-// cell's index when it was the one judged. A small cell reads its submissions again.
+// judgedWithin is judged for a submission that is not the usual case: in an unsolved ICPC or CTF cell, any
+// verdict but a solve (which needs the tries before it); in an OI cell counting its best submission, a first
+// verdict. The counts follow from the verdicts, the earliest pending submission, when it was the one judged,
+// from the submissions from its time on. A judge often gives the verdict of a submission after the same
+// team sent another of the problem: reading the whole cell again then cost a fifth of the judgements a
+// cache miss per submission.
 func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict, r *score.Result) bool {
 	x := b.indexOf(ci)
 	s := b.sub(at)
 	*r = b.cells[ci].res[v]
 	now := b.jtypes[s.jtype].class
-	if x == nil || was == score.Accepted {
+	if was == score.Accepted {
 		return false
 	}
 	if b.contest.Rules == rankd.OI {
@@ -483,21 +485,35 @@ func (b *Board) judgedWithin(ci, v int, at subRef, was score.Verdict, r *score.R
 	return true
 }
 
-// firstPending returns the time of the earliest submission of an indexed cell that view v sees as pending,
-// s excepted, given that none before s's time is: submissions within the contest without a verdict, or that
-// v does not see the verdict of.
+// firstPending returns the time of the earliest submission of cell ci that view v sees as pending, s
+// excepted, given that none before s's time is: submissions within the contest without a verdict, or that
+// v does not see the verdict of. x is the cell's index, nil for a small cell.
 func (b *Board) firstPending(x *cellIndex, v, ci int, s *sub) int64 {
 	hide := b.hideFrom(v, ci)
+	pending := func(o *sub) bool {
+		return o != s && o.time >= 0 && o.time < b.dur && (o.time >= hide || b.jtypes[o.jtype].class == score.Pending)
+	}
+	if x == nil {
+		// From the cell's last submission back to s's time: the last one found is the earliest.
+		first := int64(score.Never)
+		for r := b.cells[ci].tail; r != 0; {
+			o := b.sub(r)
+			if o.time < s.time {
+				break
+			}
+			if pending(o) {
+				first = o.time
+			}
+			r = o.prev
+		}
+		return first
+	}
 	i := x.place(b, s)
 	for i > 0 && b.sub(x.refs[i-1]).time == s.time {
 		i--
 	}
 	for _, r := range x.refs[i:] {
-		o := b.sub(r)
-		if o == s || o.time < 0 || o.time >= b.dur {
-			continue
-		}
-		if o.time >= hide || b.jtypes[o.jtype].class == score.Pending {
+		if o := b.sub(r); pending(o) {
 			return o.time
 		}
 	}
