@@ -127,17 +127,17 @@ type team struct {
 	moved [2]uint64 // epoch in which the row's place changed
 	// replace is the epoch in which the row must be put back in place at once (see commit).
 	replace [2]uint64
-	// unsettled: the row is not where it belongs in the view's indexes yet (see Settle).
-	unsettled [2]bool
 	// ownDirty is the epoch in which the team's own cells changed in the jury view (its team view moved).
 	ownDirty uint64
-	id       string // info.ID
-	rows     [2]rowAgg
-	// acc is the row's ICPC and CTF totals kept up to date cell by cell, when accOK; commit then need not
-	// read every cell of the row. Integer sums make it exact; OI and IOI score totals are always recomputed,
-	// in one order.
-	acc    [2]rowAgg
-	accOK  [2]bool
+	// unsettled: the row is not where it belongs in the view's indexes yet (see Settle).
+	unsettled [2]bool
+	accOK     [2]bool // see rows
+	// rows are the row's totals and sort key in each view. Under ICPC and CTF rules the totals follow each
+	// change of a cell of a row that the view shows (accOK; commit then need not read every cell of the
+	// row, and integer sums keep them exact); otherwise commit recomputes them from the cells (OI and IOI
+	// score totals always: one order of float sums). The key is commit's: it tells a moved row.
+	rows   [2]rowAgg
+	id     string // info.ID
 	groups []int
 	// leave is the epoch in which the team must come off the indexes (of leaveGroups) before commit puts it
 	// back where it now belongs: unranked, regrouped or renamed.

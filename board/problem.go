@@ -27,22 +27,8 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	if b.contest.Rules == rankd.CTF && (old.Solved != cur.Solved || old.Time != cur.Time) {
 		tm.accOK[v] = false // its values and bonuses: recomputed from the cells
 	}
-	if tm.accOK[v] && b.contest.Rules == rankd.ICPC {
-		a := &tm.acc[v]
-		if old.Solved {
-			a.solved--
-			a.penalty -= old.Penalty
-		}
-		if cur.Solved {
-			a.solved++
-			a.penalty += cur.Penalty
-		}
-		switch {
-		case cur.Solved && cur.Time >= a.time:
-			a.time = cur.Time
-		case old.Solved && old.Time == a.time:
-			tm.accOK[v] = false // the last solve moved earlier or went: only the cells know the new one
-		}
+	if tm.accOK[v] && b.contest.Rules == rankd.ICPC && (old.Solved || cur.Solved) {
+		tm.accOK[v] = tm.dirty[v] == b.epoch && moveSolves(&tm.rows[v], old, cur)
 	}
 	if !b.ranked(t) {
 		return
@@ -54,6 +40,27 @@ func (b *Board) cellChanged(v int, t int32, p int, old, cur *score.Result) {
 	if old.FirstPending != cur.FirstPending && b.hasBonuses() {
 		b.updateWaiting(v, p, old.FirstPending, cur.FirstPending)
 	}
+}
+
+// moveSolves moves an ICPC row's totals from a cell's old result to its new one, and reports whether they
+// are still exact. A row the view does not show now (not marked: see mark) is not moved: commit recomputes
+// it when the view shows it again.
+func moveSolves(a *rowAgg, old, cur *score.Result) bool {
+	if old.Solved {
+		a.solved--
+		a.penalty -= old.Penalty
+	}
+	if cur.Solved {
+		a.solved++
+		a.penalty += cur.Penalty
+	}
+	switch {
+	case cur.Solved && cur.Time >= a.time:
+		a.time = cur.Time
+	case old.Solved && old.Time == a.time:
+		return false // the last solve moved earlier or went: only the cells know the new one
+	}
+	return true
 }
 
 // sameShown reports whether a row shows two cell results alike: all but FirstPending. Results are compared
@@ -286,13 +293,14 @@ func (b *Board) hasBonuses() bool {
 func (b *Board) shiftSolvers(v, p int, d int64, recompute bool) {
 	shift := func(t int32) {
 		tm := &b.teams[t]
-		if a := &tm.acc[v]; tm.accOK[v] {
+		if a := &tm.rows[v]; b.mark(v, t) && tm.accOK[v] {
 			a.score += float64(d)
 			if recompute || math.Abs(a.score) >= 1<<52 || d >= 1<<52 || d <= -1<<52 {
 				tm.accOK[v] = false
 			}
+		} else {
+			tm.accOK[v] = false // a row the view does not show now: recomputed when it does
 		}
-		b.mark(v, t)
 	}
 	// Unranked solvers hold the value too (their rows show it); there are few of them.
 	for _, t := range b.unranked {

@@ -82,18 +82,20 @@ func (b *Board) commit() {
 		now := false
 		for _, t := range vw.dirty {
 			tm := &b.teams[t]
+			row := &tm.rows[v]
 			if !tm.accOK[v] || b.contest.Rules != rankd.ICPC && b.contest.Rules != rankd.CTF {
-				tm.acc[v], tm.accOK[v] = b.computeRow(v, t, false), true
+				// Copied field by field, as results are (see sameShown); the key stays the old one here.
+				a := b.computeRow(v, t, false)
+				row.solved, row.penalty, row.score, row.time = a.solved, a.penalty, a.score, a.time
+				tm.accOK[v] = true
 			}
-			// Copied field by field, as results are (see sameShown): acc was just written so.
-			a, row := &tm.acc[v], &tm.rows[v]
-			key := b.key(a)
+			key := b.key(row)
 			if key != row.key || tm.replace[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
 				tm.moved[v] = b.epoch
 				now = now || tm.replace[v] == b.epoch || !b.ranked(t) || !vw.all.Contains(t)
 				b.unsettle(v, t)
 			}
-			row.solved, row.penalty, row.score, row.time, row.key = a.solved, a.penalty, a.score, a.time, key
+			row.key = key
 		}
 		if now {
 			// Renamed rows leave before any row is placed: placing compares names.
