@@ -132,6 +132,8 @@ type team struct {
 	// unsettled: the row is not where it belongs in the view's indexes yet (see Settle).
 	unsettled [2]bool
 	accOK     [2]bool // see rows
+	// indexed: the row is in the view's index of all rows (where a lookup would be a cache miss).
+	indexed [2]bool
 	// rows are the row's totals and sort key in each view. Under ICPC and CTF rules the totals follow each
 	// change of a cell of a row that the view shows (accOK; commit then need not read every cell of the
 	// row, and integer sums keep them exact); otherwise commit recomputes them from the cells (OI and IOI

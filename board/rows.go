@@ -32,7 +32,7 @@ func (b *Board) mark(v int, t int32) bool {
 	if tm.dirty[v] == b.epoch {
 		return true
 	}
-	if v == public && !b.ranked(t) && !b.views[public].all.Contains(t) {
+	if v == public && !b.ranked(t) && !tm.indexed[public] {
 		return false
 	}
 	tm.dirty[v] = b.epoch
@@ -90,9 +90,9 @@ func (b *Board) commit() {
 				tm.accOK[v] = true
 			}
 			key := b.key(row)
-			if key != row.key || tm.replace[v] == b.epoch || b.ranked(t) != vw.all.Contains(t) {
+			if key != row.key || tm.replace[v] == b.epoch || b.ranked(t) != tm.indexed[v] {
 				tm.moved[v] = b.epoch
-				now = now || tm.replace[v] == b.epoch || !b.ranked(t) || !vw.all.Contains(t)
+				now = now || tm.replace[v] == b.epoch || !b.ranked(t) || !tm.indexed[v]
 				b.unsettle(v, t)
 			}
 			row.key = key
@@ -213,9 +213,11 @@ func (b *Board) reindexBulk(v int) {
 		return true
 	})
 	for _, t := range vw.unsettled {
-		if b.ranked(t) {
+		ranked := b.ranked(t)
+		if ranked {
 			moved = append(moved, t)
 		}
+		b.teams[t].indexed[v] = ranked // once loaded below
 	}
 	// Moved rows, in the order they first moved, often keep their order among themselves (CTF solvers whose
 	// value changed): sorting them then costs little more than one pass.
@@ -277,13 +279,14 @@ func (b *Board) reindex(v int, t int32) {
 	tm := &b.teams[t]
 	vw := &b.views[v]
 	if !b.ranked(t) {
-		if vw.all.Contains(t) {
+		if tm.indexed[v] {
 			b.unindexView(v, t, tm.groups)
 		}
 		return
 	}
 	k := toIndexKey(tm.rows[v].key)
 	vw.all.Set(t, k)
+	tm.indexed[v] = true
 	for _, g := range tm.groups {
 		b.groupIndex(v, g).Set(t, k)
 	}
@@ -292,6 +295,7 @@ func (b *Board) reindex(v int, t int32) {
 func (b *Board) unindexView(v int, t int32, groups []int) {
 	vw := &b.views[v]
 	vw.all.Remove(t)
+	b.teams[t].indexed[v] = false
 	for _, g := range groups {
 		if x := vw.byGroup[g]; x != nil {
 			x.Remove(t)
