@@ -165,7 +165,8 @@ func (b *Board) appendPending(ci int, s sub) bool {
 		}
 		old := *r
 		r.Pending++
-		if !(solves && r.Solved) && r.FirstPending == score.Never {
+		// Before a solve, or without one, it may be the earliest pending submission (first to solve waits).
+		if (!solves || !r.Solved) && r.FirstPending == score.Never {
 			r.FirstPending = s.time
 		}
 		b.cellChanged(v, t, p, &old, r)
