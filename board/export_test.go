@@ -1,6 +1,11 @@
 package board
 
-import "rankd/score"
+import (
+	"fmt"
+
+	"rankd"
+	"rankd/score"
+)
 
 // IDKey exposes idKey to the external tests.
 func IDKey(id string) uint64 {
@@ -20,4 +25,30 @@ func IndexCellsFrom(b *Board, n int) { b.bigMin = n }
 func CellResults(b *Board, t string, p string) [2]score.Result {
 	ti, _ := b.teamOf(t)
 	return b.cellAt(ti, b.probIdx[p]).res
+}
+
+// CheckInvariants checks, between events, what the hot path keeps instead of asking again: each row's flag of
+// being in its view's index, the totals kept up to date cell by cell, and the sort key of every row a view
+// shows.
+func CheckInvariants(b *Board) error {
+	for t := range b.teams {
+		tm := &b.teams[t]
+		for v := range b.views {
+			if got, want := tm.indexed[v], b.views[v].all.Contains(int32(t)); got != want {
+				return fmt.Errorf("team %s view %d: indexed %v, index holds it %v", tm.id, v, got, want)
+			}
+			if !tm.defined {
+				continue // off every board; defined again, it is recomputed
+			}
+			r, c := tm.rows[v], b.computeRow(v, int32(t), false)
+			same := c.solved == r.solved && c.penalty == r.penalty && c.score == r.score && c.time == r.time
+			if tm.accOK[v] && (b.contest.Rules == rankd.ICPC || b.contest.Rules == rankd.CTF) && !same {
+				return fmt.Errorf("team %s view %d: totals kept %+v, the cells give %+v", tm.id, v, r, c)
+			}
+			if (v == jury || b.ranked(int32(t))) && (!same || c.key != r.key) {
+				return fmt.Errorf("team %s view %d: row shown %+v, the cells give %+v", tm.id, v, r, c)
+			}
+		}
+	}
+	return nil
 }

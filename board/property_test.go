@@ -393,6 +393,9 @@ func apply(f fataler, what string, b *board.Board, e *logEntry) (*board.Change, 
 	if (err != nil) != e.bad {
 		f.Fatalf("%s: apply %s: got error %v, want an error: %v", what, entryString(e), err, e.bad)
 	}
+	if ierr := board.CheckInvariants(b); ierr != nil {
+		f.Fatalf("%s: after %s: %v", what, entryString(e), ierr)
+	}
 	return ch, err
 }
 
