@@ -66,7 +66,7 @@ func moveSolves(a *rowAgg, old, cur *score.Result) bool {
 // sameShown reports whether a row shows two cell results alike: all but FirstPending. Results are compared
 // and copied (setRes) field by field on the hot path: one just written field by field and then copied or
 // compared whole is read back with wider loads than it was written with, which the CPU cannot forward
-// from its store buffer (it waits for the stores to land; a fifth of the apply's time, measured).
+// from its store buffer (it waits for the stores to land: a tenth of the apply's time, measured).
 func sameShown(a, b *score.Result) bool {
 	return a.Solved == b.Solved && a.Judged == b.Judged && a.Pending == b.Pending && a.Time == b.Time &&
 		a.Penalty == b.Penalty && a.Score == b.Score
