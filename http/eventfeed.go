@@ -316,10 +316,15 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.feedUnreadable(cid, err)
 	}
-	sw := startStream(w, r, "application/x-ndjson", false)
+	// Compressed for a client that takes gzip: the feed of a big contest is hundreds of megabytes of JSON, a
+	// seventh to a tenth of that compressed. A client's lines are its own (its token, its view): compressed
+	// for each connection, each chunk of lines read from the log alone (see streamgzip.go).
+	w.Header()["Vary"] = varyPage
+	sw := startStream(w, r, "application/x-ndjson", acceptsGzip(r))
 	if r.Method == http.MethodHead {
 		return nil // the headers only: a stream would hold the connection, its body thrown away
 	}
+	defer sw.end()
 	keepAlive := s.feedKeepAlive()
 	idle := time.NewTimer(keepAlive)
 	defer idle.Stop()

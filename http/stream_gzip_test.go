@@ -2,9 +2,11 @@ package http_test
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +139,111 @@ func TestStreamHead(t *testing.T) {
 		}
 		if r := e.Do(t, "GET", "/api/v1/contests/c1/scoreboard?limit=1", "", nil); r.Status != http.StatusOK {
 			t.Errorf("a read after HEAD %s: got %d, want 200", path, r.Status)
+		}
+	}
+}
+
+// openFeed opens a contest's event feed with the query given, asking for gzip or not, with a client that
+// leaves the body as it came.
+func (e *env) openFeed(tb testing.TB, query, token string, gz bool) *http.Response {
+	tb.Helper()
+	req, err := http.NewRequest("GET", e.URL+"/api/contests/c1/event-feed"+query, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if gz {
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
+	// A line that never comes fails the test (the body is cut) instead of hanging it.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("event feed%s: status %d", query, resp.StatusCode)
+	}
+	if got, want := resp.Header.Get("Content-Encoding"), map[bool]string{true: "gzip"}[gz]; got != want {
+		tb.Fatalf("event feed%s, gzip asked %v: got Content-Encoding %q, want %q", query, gz, got, want)
+	}
+	if got := resp.Header.Values("Vary"); !strings.Contains(strings.Join(got, ","), "Accept-Encoding") {
+		tb.Errorf("event feed: got Vary %q, want it to name Accept-Encoding", got)
+	}
+	return resp
+}
+
+// The event feed goes gzip-compressed to a client that takes it: the same lines, a fraction of the bytes,
+// each line flushed as it comes, and the body's clean end when the feed ends. The jury feed and the public one
+// (whose clients share the contest's reader once they caught up) alike.
+func TestEventFeedGzip(t *testing.T) {
+	e := MustOpen(t)
+	e.mustContestOf(t, 300)
+	for i, tt := range []struct{ name, token string }{{"jury", judgeToken}, {"public", ""}} {
+		plain, err := io.ReadAll(e.openFeed(t, "?stream=false", tt.token, false).Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compressed := &countingReader{r: e.openFeed(t, "?stream=false", tt.token, true).Body}
+		zr, err := gzip.NewReader(compressed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("%s feed: reading it to its end: %v", tt.name, err)
+		}
+		if string(got) != string(plain) || len(plain) == 0 {
+			t.Fatalf("%s feed: got %d bytes gzip-compressed, want the %d bytes of the feed as it is", tt.name, len(got), len(plain))
+		}
+		if compressed.n*5 > int64(len(plain)) {
+			t.Errorf("%s feed: %d bytes took %d compressed, want a fifth or less", tt.name, len(plain), compressed.n)
+		}
+
+		zr, err = gzip.NewReader(e.openFeed(t, "", tt.token, true).Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(zr)
+		readLine := func() string { // the next line, past keep-alive newlines
+			t.Helper()
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil {
+					t.Fatalf("%s feed: reading a line: %v", tt.name, err)
+				}
+				if l != "\n" {
+					return l
+				}
+			}
+		}
+		lines := strings.SplitAfter(string(plain), "\n")
+		for _, want := range lines[:len(lines)-1] {
+			if l := readLine(); l != want {
+				t.Fatalf("%s feed, streamed: got %q, want %q", tt.name, l, want)
+			}
+		}
+		// Two events at once, read together from the log: one piece of the compressed body.
+		ids := []string{"gz" + strconv.Itoa(i), "gz" + strconv.Itoa(i) + "b"}
+		var posted strings.Builder
+		for _, id := range ids {
+			posted.WriteString(`{"type":"submissions","data":{"id":"` + id + `","team_id":"t1","problem_id":"B","contest_time":"1:30:00"}}` + "\n")
+		}
+		e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/events", judgeToken, posted.String(), nil)
+		for _, id := range ids {
+			if l := readLine(); !strings.Contains(l, `"id":"`+id+`"`) {
+				t.Fatalf("%s feed, streamed: got %q after new submissions, want %s", tt.name, l, id)
+			}
+		}
+		if tt.name == "public" {
+			// Deleting the contest ends the feed, and the gzip body with it, cleanly.
+			e.MustDo(t, http.StatusOK, "DELETE", "/api/v1/contests/c1", adminToken, nil, nil)
+			if rest, err := io.ReadAll(br); err != nil || len(bytes.TrimSpace(rest)) > 0 {
+				t.Errorf("the feed of a deleted contest: got %q and %v, want the gzip body's clean end", rest, err)
+			}
 		}
 	}
 }
