@@ -402,9 +402,8 @@ func (o *observed) seen() map[string]string {
 	return all
 }
 
-// readRaw GETs path with token ("" for none), asking for gzip or not, and returns the status, the compared
-// headers and the body (uncompressed, with its compressed size).
-func (e *env) readRaw(tb testing.TB, path, token string, gz bool) string {
+// rawGet GETs path with token ("" for none), asking for gzip or not, through rawClient.
+func (e *env) rawGet(tb testing.TB, path, token string, gz bool) *http.Response {
 	tb.Helper()
 	req, err := http.NewRequest("GET", e.URL+path, nil)
 	if err != nil {
@@ -420,6 +419,14 @@ func (e *env) readRaw(tb testing.TB, path, token string, gz bool) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return resp
+}
+
+// readRaw GETs path with token ("" for none), asking for gzip or not, and returns the status, the compared
+// headers and the body (uncompressed, with its compressed size).
+func (e *env) readRaw(tb testing.TB, path, token string, gz bool) string {
+	tb.Helper()
+	resp := e.rawGet(tb, path, token, gz)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
