@@ -339,7 +339,7 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 						return false
 					}
 					_ = s.feedUnreadable(cid, err)
-					panic(http.ErrAbortHandler)
+					sw.abort()
 				}
 			}
 			read = true
@@ -431,10 +431,10 @@ func (s *Server) ccsEventFeed(w http.ResponseWriter, r *http.Request) error {
 				case errors.Is(err, errFeedGone) || ctx.Err() != nil:
 					return nil
 				case errors.Is(err, errFeedBehind):
-					panic(http.ErrAbortHandler) // it resumes with its token
+					sw.abort() // it resumes with its token
 				case err != nil:
 					_ = s.feedUnreadable(cid, err)
-					panic(http.ErrAbortHandler)
+					sw.abort()
 				}
 				if len(lines) > 0 {
 					if !sw.write(lines...) {

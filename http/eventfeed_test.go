@@ -3,6 +3,7 @@ package http_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -679,29 +680,31 @@ func TestEventFeedOfADamagedLog(t *testing.T) {
 
 			log.from.Store(math.MaxInt64)
 			log.from.Store(int64(len(e.MustFeed(t, "c1", "", judgeToken)) + 1)) // the jury's feed has a line per entry
-			req, err := http.NewRequest("GET", e.URL+"/api/contests/c1/event-feed", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.token != "" {
-				req.Header.Set("Authorization", "Bearer "+tt.token)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			// Read as it came, gzip-compressed: the gzip body must not end cleanly either.
+			resp := e.rawGet(t, "/api/contests/c1/event-feed", tt.token, true)
 			defer resp.Body.Close()
-			read := make(chan error, 1)
+			type result struct {
+				body []byte
+				err  error
+			}
+			read := make(chan result, 1)
 			go func() {
-				_, err := io.ReadAll(resp.Body)
-				read <- err
+				body, err := io.ReadAll(resp.Body)
+				read <- result{body, err}
 			}()
 			e.MustDo(t, http.StatusOK, "POST", "/api/v1/contests/c1/judgements", judgeToken,
 				`{"id":"j9","submission_id":"s1","judgement_type_id":"WA","start_contest_time":"1:00:00"}`, nil)
 			select {
-			case err := <-read:
-				if err == nil {
+			case r := <-read:
+				if r.err == nil {
 					t.Error("a streaming feed whose log stops being readable: it ended cleanly, want a broken connection")
+				}
+				zr, err := gzip.NewReader(bytes.NewReader(r.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.ReadAll(zr); err == nil {
+					t.Error("a streaming feed whose log stops being readable: its gzip body ended cleanly, want it cut")
 				}
 			case <-time.After(10 * time.Second):
 				t.Error("a streaming feed whose log stops being readable: it goes on")

@@ -98,6 +98,13 @@ func (sw *streamWriter) sendParts() bool {
 	return ok
 }
 
+// abort breaks the connection, for a client that must not take what it got for the whole body: a gzip body
+// is not ended either (end does nothing after it).
+func (sw *streamWriter) abort() {
+	sw.failed = true
+	panic(http.ErrAbortHandler)
+}
+
 // end ends a compressed body as gzip asks, so that a stream that ends cleanly (the server shutting down, the
 // contest deleted) reads to a clean end, not as one cut off.
 func (sw *streamWriter) end() {
