@@ -561,15 +561,8 @@ func (b *Board) recompute(ci int) {
 
 // setCell computes cell ci of view v from its gathered submissions and records what changed.
 func (b *Board) setCell(ci, v int, subs []score.Sub) {
-	np := len(b.problems)
-	t, p := int32(ci/np), ci%np
-	c := &b.cells[ci]
 	r := b.cellResult(subs, v, ci)
-	if !sameResult(&r, &c.res[v]) {
-		old := c.res[v]
-		setRes(&c.res[v], &r)
-		b.cellChanged(v, t, p, &old, &c.res[v])
-	}
+	b.setResult(ci, v, &r)
 }
 
 // unjudge takes the judgement with the id from the submission it judges (a deletion, or a new version of it
