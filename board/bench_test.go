@@ -80,3 +80,37 @@ func BenchmarkApply(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkApplyFloor reads, for each event of the contests of BenchmarkApply's ICPC cases, what applying it
+// must read (board.ReadFloor) on the board they built, and changes nothing. Run beside BenchmarkApply, the
+// ratio of the two is what the board's own work costs above reading its data.
+func BenchmarkApplyFloor(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		cfg  gen.Config
+	}{
+		{"ICPC", gen.Config{Seed: 1, Rules: rankd.ICPC, Teams: 10000, Problems: 12, Submissions: 200000}},
+		{"ICPC-1k", gen.Config{Seed: 1, Rules: rankd.ICPC, Teams: 1000, Problems: 12, Submissions: 100000}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			evs := genEvents(b, c.cfg)
+			bd := board.New()
+			for i := range evs {
+				if _, err := bd.Apply(&evs[i]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var sum int64
+			b.ResetTimer()
+			for range b.N {
+				for i := range evs {
+					sum += board.ReadFloor(bd, &evs[i])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+			if sum == 42 {
+				b.Log(sum) // keeps the reads
+			}
+		})
+	}
+}

@@ -52,3 +52,30 @@ func CheckInvariants(b *Board) error {
 	}
 	return nil
 }
+
+// ReadFloor reads what applying ev must read, and changes nothing: its ids, the submission's place, the cell
+// of its team and problem, the team's row and, for a judgement, the cell's last submission (the one a
+// judgement usually judges). BenchmarkApplyFloor times it over a contest's events on the finished board: the
+// least any board that finds its data as this one does could apply them in.
+func ReadFloor(b *Board, ev *rankd.Event) int64 {
+	var ci int
+	var sum int64
+	switch ev.Type {
+	case rankd.EventSubmission:
+		in := ev.Submission
+		key, num := idKey(in.ID)
+		at, _ := b.locateKey(in.ID, key, num)
+		t, _ := b.teamOf(in.TeamID)
+		ci = int(t)*len(b.problems) + b.probIdx[in.ProblemID]
+		sum = int64(at) + ms(in.Time)
+	case rankd.EventJudgement:
+		j := ev.Judgement
+		skey, snum := idKey(j.SubmissionID)
+		ci, _ = b.locateKey(j.SubmissionID, skey, snum)
+		jid, _ := idKey(j.ID)
+		sum = int64(jid) + int64(b.jtypeIdx[j.TypeID]) + b.sub(b.cells[ci].tail).time
+	default:
+		return 0
+	}
+	return sum + b.cells[ci].last + int64(b.teams[ci/len(b.problems)].rows[jury].solved)
+}
