@@ -112,7 +112,7 @@ func TestFeedFilterReveal(t *testing.T) {
 func TestFeedFilterRevealGivesThePublicBoard(t *testing.T) {
 	for _, cfg := range []gen.Config{
 		{Seed: 5, Teams: 15, Problems: 5, Submissions: 250, HiddenTeams: 1},
-		{Seed: 6, Rules: rankd.CTF, Teams: 12, Problems: 4, Submissions: 200},
+		{Seed: 6, Rules: rankd.CTF, Teams: 16, Problems: 4, Submissions: 200},
 	} {
 		t.Run(cfg.Rules.String(), func(t *testing.T) {
 			truth, public := board.New(), board.New()

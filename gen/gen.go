@@ -262,6 +262,9 @@ const (
 // cell is a team's progress on a problem.
 type cell struct {
 	status cellStatus
+	// planned: the team has a solution to it within the contest (plan). Its attempts at a problem it has
+	// none to (once its plan is through, in a contest of many submissions per team) all fail.
+	planned bool
 	// tries counts the judged attempts; compile errors do not count.
 	tries int32
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strconv"
 	"testing"
 	"time"
@@ -398,10 +399,24 @@ func checkScore(t *testing.T, r rankd.Rules, p rankd.Problem, j rankd.Judgement)
 	}
 }
 
-// TestShape checks the realistic proportions loosely: verdict mix, rejudges, the busy last hour, difficulty.
+// TestShape checks the realistic proportions loosely: verdict mix, rejudges, the busy last hour, difficulty,
+// the spread of the teams; at the default ten submissions per team, and at a hundred (the benchmarks' feeds),
+// where the teams are through their plans early and go on submitting.
 func TestShape(t *testing.T) {
-	c := generate(t, gen.Config{Seed: 11, Teams: 2000})
-	cfg := c.cfg
+	for _, tc := range []struct {
+		cfg        gen.Config
+		acceptedLo float64 // the least share of accepted submissions
+	}{
+		{gen.Config{Seed: 11, Teams: 2000}, 0.25},
+		{gen.Config{Seed: 11, Teams: 2000, Submissions: 200000}, 0.05},
+	} {
+		t.Run(strconv.Itoa(tc.cfg.Submissions), func(t *testing.T) { testShape(t, tc.cfg, tc.acceptedLo) })
+	}
+}
+
+func testShape(t *testing.T, cfg gen.Config, acceptedLo float64) {
+	c := generate(t, cfg)
+	cfg = c.cfg
 	n := float64(len(c.subs))
 	ce, ac, rejudged, lastHour, frozen, after := 0, 0, 0, 0, 0, 0
 	solvedAt := map[[2]string]time.Duration{}
@@ -437,7 +452,7 @@ func TestShape(t *testing.T) {
 		}
 	}
 	within("compile error share", float64(ce)/n, 0.03, 0.07)
-	within("accepted share", float64(ac)/n, 0.25, 0.5)
+	within("accepted share", float64(ac)/n, acceptedLo, 0.5)
 	within("rejudged share", float64(rejudged)/n, 0.002, 0.01)
 	within("share of submissions after an accept", float64(after)/n, 0.002, 0.03)
 	within("verdict-less judgement share", float64(c.nulls)/n, 0.07, 0.13)
@@ -479,6 +494,9 @@ func TestShape(t *testing.T) {
 	if best, mid := counts[len(counts)-1], counts[len(counts)/2]; best < cfg.Problems*2/3 || mid > best/2+1 {
 		t.Errorf("best team solved %d, median team %d of %d problems", best, mid, cfg.Problems)
 	}
+	all := len(counts) - sort.SearchInts(counts, cfg.Problems)
+	within("share of teams that solved every problem", float64(all)/float64(cfg.Teams), 0, 0.1)
+	t.Logf("accepted %.3f, after an accept %.4f, teams that solved all %.3f, median %d, best %d", float64(ac)/n, float64(after)/n, float64(all)/float64(cfg.Teams), counts[len(counts)/2], counts[len(counts)-1])
 }
 
 func TestConfig(t *testing.T) {

@@ -138,6 +138,7 @@ func (g *generator) plan() {
 			if at >= 1 {
 				break
 			}
+			g.cells[ti*np+p].planned = true
 			g.ready.push(timed{at: g.share(at), tie: uint64(ti*np + p), ref: ti*np + p})
 		}
 	}
@@ -156,7 +157,7 @@ func (g *generator) submit(t time.Duration) error {
 	if c.status == cellReady {
 		g.unready(ti)
 	}
-	out := g.verdict(tm.skill, p, c.tries, after)
+	out := g.verdict(tm.skill, p, c, after)
 	switch {
 	case after:
 	case out.solved:
@@ -194,8 +195,8 @@ func (g *generator) choose() (ti, pi int) {
 		if g.ready.len() == 0 {
 			// Every planned solution is in: the contest has more submissions than its teams would make. A
 			// random team with something left tries again a problem it has not solved (given up, or beyond
-			// its plan); coming back to any problem, the teams filled the end of a busy contest with
-			// submissions after an accept (a third of them, against 1 in 90 before).
+			// its plan, where it fails); coming back to any problem, the teams filled the end of a busy
+			// contest with submissions after an accept (a third of them, against 1 in 90 before).
 			for range len(g.teams) { // a few draws find such a team, unless nearly all solved everything
 				ti = g.rng.IntN(len(g.teams))
 				if unsolved := len(g.probs) - g.teams[ti].solved; unsolved > 0 {
@@ -285,15 +286,20 @@ func (g *generator) schedule(sub string, start, end time.Duration, out outcome) 
 	g.pending.push(timed{at: start, tie: g.seq, ref: slot})
 }
 
-// verdict judges an attempt of a team of the skill at problem p after tries judged attempts; after marks a
-// resubmission of a solved problem.
-func (g *generator) verdict(skill float64, p *problem, tries int32, after bool) outcome {
+// verdict judges an attempt of a team of the skill at problem p, its cell c; after marks a resubmission of a
+// solved problem. An attempt at a problem beyond the team's plan fails: tried often enough, any problem was
+// solved in the end, and a contest of many submissions per team had every team solving every problem.
+func (g *generator) verdict(skill float64, p *problem, c *cell, after bool) outcome {
 	r := g.rng
 	m := attemptModels[g.cfg.Rules]
-	accept := min(max(m.base+m.skill*skill-m.difficulty*p.difficulty+m.perTry*float64(tries), acceptMin), acceptMax)
-	if after {
+	accept := min(max(m.base+m.skill*skill-m.difficulty*p.difficulty+m.perTry*float64(c.tries), acceptMin), acceptMax)
+	switch {
+	case after:
 		accept = afterAcceptAC
+	case !c.planned:
+		accept = 0
 	}
+	tries := c.tries
 	// How far a rejected OI or IOI attempt gets, from 0 to just below full.
 	level := min(max(0.15+0.6*skill-0.3*p.difficulty+0.08*float64(tries), 0.02), 0.99)
 	switch g.cfg.Rules {

@@ -267,7 +267,8 @@ func TestBadLinesAreReportedAndSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(errOut, "line 5") || !strings.Contains(errOut, `unknown team "ghost"`) || !strings.Contains(errOut, "line 6") {
+	if !strings.Contains(errOut, "line 5") || !strings.Contains(errOut, `unknown team "ghost"`) || !strings.Contains(errOut, "line 6") ||
+		!strings.Contains(errOut, "2 events skipped in all") {
 		t.Fatalf("stderr does not report the bad lines:\n%s", errOut)
 	}
 	if !strings.Contains(out, "1,t,T,1,10") {

@@ -234,8 +234,11 @@ func (m *Main) load(ctx context.Context, path string, at atTime) (*board.Board, 
 	if err != nil {
 		return nil, err
 	}
-	if skipped > 10 {
+	switch {
+	case skipped > 10:
 		fmt.Fprintf(m.Stderr, "rankd: ... %d events skipped in all\n", skipped)
+	case skipped > 0:
+		fmt.Fprintf(m.Stderr, "rankd: %d events skipped in all\n", skipped)
 	}
 	switch {
 	case b.Contest().ID == "":
