@@ -18,7 +18,7 @@ import (
 type subRef uint32
 
 const (
-	chunkBits = 16
+	chunkBits = 14
 	chunkSize = 1 << chunkBits
 )
 
@@ -43,8 +43,8 @@ func (b *Board) sub(r subRef) *sub {
 
 // newSub stores s in the arena and returns its place; pointers from sub are invalid after it. The place
 // of a submission taken out of its cell is not reused: submissions are replaced or deleted rarely. The
-// first chunk grows as slices do, so that a small contest does not take a whole chunk; later ones are
-// made whole.
+// first chunk grows, doubling, so that a small contest does not take a whole chunk; later ones are made
+// whole, the last one holding room for the submissions to come (at most 768 KB).
 func (b *Board) newSub(s sub) subRef {
 	n := len(b.subChunks)
 	if n == 0 || len(b.subChunks[n-1]) == chunkSize {
@@ -57,7 +57,10 @@ func (b *Board) newSub(s sub) subRef {
 	}
 	ch := &b.subChunks[n-1]
 	if len(*ch) == cap(*ch) {
-		*ch = slices.Grow(*ch, min(max(64, len(*ch)), chunkSize-len(*ch)))
+		// Doubled exactly: append's growth would overshoot the chunk's size.
+		grown := make([]sub, len(*ch), min(max(64, 2*len(*ch)), chunkSize))
+		copy(grown, *ch)
+		*ch = grown
 	}
 	*ch = append(*ch, s)
 	return subRef((n-1)<<chunkBits + len(*ch))
