@@ -404,13 +404,14 @@ func checkScore(t *testing.T, r rankd.Rules, p rankd.Problem, j rankd.Judgement)
 // where the teams are through their plans early and go on submitting.
 func TestShape(t *testing.T) {
 	for _, tc := range []struct {
+		name       string
 		cfg        gen.Config
 		acceptedLo float64 // the least share of accepted submissions
 	}{
-		{gen.Config{Seed: 11, Teams: 2000}, 0.25},
-		{gen.Config{Seed: 11, Teams: 2000, Submissions: 200000}, 0.05},
+		{"default", gen.Config{Seed: 11, Teams: 2000}, 0.25},
+		{"100-per-team", gen.Config{Seed: 11, Teams: 2000, Submissions: 200000}, 0.05},
 	} {
-		t.Run(strconv.Itoa(tc.cfg.Submissions), func(t *testing.T) { testShape(t, tc.cfg, tc.acceptedLo) })
+		t.Run(tc.name, func(t *testing.T) { testShape(t, tc.cfg, tc.acceptedLo) })
 	}
 }
 
@@ -496,7 +497,6 @@ func testShape(t *testing.T, cfg gen.Config, acceptedLo float64) {
 	}
 	all := len(counts) - sort.SearchInts(counts, cfg.Problems)
 	within("share of teams that solved every problem", float64(all)/float64(cfg.Teams), 0, 0.1)
-	t.Logf("accepted %.3f, after an accept %.4f, teams that solved all %.3f, median %d, best %d", float64(ac)/n, float64(after)/n, float64(all)/float64(cfg.Teams), counts[len(counts)/2], counts[len(counts)-1])
 }
 
 func TestConfig(t *testing.T) {
